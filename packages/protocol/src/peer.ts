@@ -1,0 +1,489 @@
+import {
+  ConnectionClosedError,
+  InternalError,
+  InvalidRequestError,
+  McpError,
+  MethodNotFoundError,
+  NotConnectedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+} from './errors';
+import {
+  classifyMessage,
+  JSONRPC_VERSION,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type Meta,
+  type OutboundMessage,
+  type ProgressToken,
+  type RequestId,
+  type Result,
+} from './jsonrpc';
+import type { Transport, TransportSink, WireMessage } from './transport';
+import { type CancelledNotificationParams, Method, type ProgressNotificationParams } from './types';
+
+/** Default time an outbound request waits for its response: 60 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Options of one outbound request. */
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects with `RequestCancelledError`. */
+  signal?: AbortSignal;
+  /** Time to wait for the response; default the Peer's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Restart the timeout each time a progress notification arrives for this request. */
+  resetTimeoutOnProgress?: boolean;
+  /** Upper bound on the whole wait when the timeout is reset by progress. */
+  maxTotalTimeoutMs?: number;
+  /** Receives `notifications/progress`; setting it adds a `progressToken` to the request. */
+  onProgress?: (progress: ProgressNotificationParams) => void;
+  /** The inbound request this one is made on behalf of (e.g. sampling inside a tool call). */
+  relatedRequestId?: RequestId;
+}
+
+/** Handles one inbound request. Throw an `McpError` to answer with that JSON-RPC error. */
+export type RequestHandler = (request: JSONRPCRequest, inbound: InboundRequest) => Result | Promise<Result>;
+
+export interface PeerOptions {
+  /** Answers inbound requests. Without one, every request is answered with −32601. */
+  onRequest?: RequestHandler;
+  /** Receives notifications other than cancellation and progress, which the Peer routes itself. */
+  onNotification?: (notification: JSONRPCNotification) => void;
+  /** Whether a JSON-RPC batch is acceptable now (MCP allows batches only in 2025-03-26). */
+  acceptBatch?: () => boolean;
+  /** Errors that cannot be reported to the other side: failed sends, handler errors after cancellation. */
+  onError?: (error: Error) => void;
+  /** Called once when the connection closes. */
+  onClose?: (error?: Error) => void;
+  /** Default timeout of outbound requests; default 60 000 ms. */
+  requestTimeoutMs?: number;
+}
+
+/** The one record kept per outbound request, settled in one place (`settle`). */
+interface PendingRequest {
+  readonly id: number;
+  readonly method: string;
+  readonly resolve: (result: Result) => void;
+  readonly reject: (error: Error) => void;
+  readonly onProgress?: (progress: ProgressNotificationParams) => void;
+  readonly timeoutMs: number;
+  readonly resetTimeoutOnProgress: boolean;
+  readonly deadline: number;
+  readonly signal?: AbortSignal;
+  readonly abortListener?: () => void;
+  timer?: NodeJS.Timeout;
+}
+
+/** Collects the responses of one inbound batch, sent together once every request settled. */
+interface BatchCollector {
+  remaining: number;
+  readonly responses: JSONRPCResponse[];
+}
+
+/**
+ * One inbound request while its handler runs. Its `signal` aborts when the peer cancels the
+ * request or the connection closes; the AbortController is created only if a handler asks.
+ */
+export class InboundRequest {
+  private controller?: AbortController;
+  private cancelReason?: unknown;
+  /** True once cancelled by the peer or by connection loss: the response will be dropped. */
+  cancelled = false;
+  /** Set when the request arrived inside a batch. */
+  batch?: BatchCollector;
+
+  constructor(
+    private readonly peer: Peer,
+    readonly request: JSONRPCRequest,
+  ) {}
+
+  get id(): RequestId {
+    return this.request.id;
+  }
+
+  get method(): string {
+    return this.request.method;
+  }
+
+  /** The request's `params._meta`, if any. */
+  get meta(): (Meta & { progressToken?: ProgressToken }) | undefined {
+    return this.request.params?._meta;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.cancelReason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Sends a notification tied to this request (progress, log messages). Dropped once cancelled. */
+  notify(message: OutboundMessage): Promise<void> {
+    if (this.cancelled) return Promise.resolve();
+    return this.peer.notify(message, { relatedRequestId: this.request.id });
+  }
+
+  /** Sends a request to the peer on behalf of this one; it is cancelled together with this one. */
+  sendRequest<T extends Result = Result>(message: OutboundMessage, options: RequestOptions = {}): Promise<T> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    return this.peer.request<T>(message, { ...options, signal, relatedRequestId: this.request.id });
+  }
+
+  /** @internal */
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.cancelReason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/**
+ * One side of a JSON-RPC connection. Server and client use the same Peer: both send and
+ * receive requests, notifications and responses. It correlates responses with one
+ * `PendingRequest` per outbound request, enforces timeouts, routes progress, and handles
+ * cancellation both ways. It knows nothing of MCP methods beyond cancellation and progress.
+ */
+export class Peer {
+  private transport?: Transport;
+  private closed = false;
+  private nextId = 0;
+  private readonly pending = new Map<RequestId, PendingRequest>();
+  private readonly inflight = new Map<RequestId, InboundRequest>();
+  private readonly requestTimeoutMs: number;
+
+  constructor(private readonly options: PeerOptions = {}) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /** Starts the transport; from now on messages flow. */
+  async connect(transport: Transport): Promise<void> {
+    if (this.transport) throw new Error('This Peer is already connected; create one Peer per connection');
+    this.transport = transport;
+    const sink: TransportSink = {
+      message: (value) => this.receive(value),
+      invalid: (error) => this.sendError(null, error),
+      closed: (error) => this.handleClosed(error),
+    };
+    await transport.start(sink);
+  }
+
+  /** True until the transport closes. */
+  get isConnected(): boolean {
+    return this.transport !== undefined && !this.closed;
+  }
+
+  /** Number of inbound requests whose handlers are still running. */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Sends a request and resolves with its result, or rejects with the peer's `McpError` or a local error. */
+  request<T extends Result = Result>(message: OutboundMessage, options: RequestOptions = {}): Promise<T> {
+    const transport = this.transport;
+    if (!transport || this.closed) return Promise.reject(new NotConnectedError());
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError(message.method, signal.reason));
+
+    const id = this.nextId++;
+    let params = message.params;
+    if (options.onProgress) {
+      // The request id doubles as the progress token: unique among this side's active requests.
+      const meta = params?._meta as Meta | undefined;
+      params = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const request: JSONRPCRequest =
+      params === undefined
+        ? { jsonrpc: JSONRPC_VERSION, id, method: message.method }
+        : { jsonrpc: JSONRPC_VERSION, id, method: message.method, params };
+
+    return new Promise<T>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+      const abortListener = signal ? () => this.abortPending(id, signal.reason) : undefined;
+      const record: PendingRequest = {
+        id,
+        method: message.method,
+        resolve: resolve as (result: Result) => void,
+        reject,
+        onProgress: options.onProgress,
+        timeoutMs,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        deadline: options.maxTotalTimeoutMs === undefined ? Infinity : Date.now() + options.maxTotalTimeoutMs,
+        signal,
+        abortListener,
+      };
+      record.timer = setTimeout(() => this.timeoutPending(record), timeoutMs);
+      this.pending.set(id, record);
+      if (signal && abortListener) signal.addEventListener('abort', abortListener, { once: true });
+      this.write(request, options.relatedRequestId);
+    });
+  }
+
+  /** Sends a notification. */
+  notify(message: OutboundMessage, options: { relatedRequestId?: RequestId } = {}): Promise<void> {
+    if (!this.transport || this.closed) return Promise.reject(new NotConnectedError());
+    const notification: JSONRPCNotification =
+      message.params === undefined
+        ? { jsonrpc: JSONRPC_VERSION, method: message.method }
+        : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params };
+    return this.write(notification, options.relatedRequestId);
+  }
+
+  /** Closes the transport. Pending requests reject with `ConnectionClosedError`; running handlers are aborted. */
+  async close(): Promise<void> {
+    if (!this.transport || this.closed) return;
+    await this.transport.close();
+    // A transport that closed without telling its sink still ends the connection here.
+    this.handleClosed();
+  }
+
+  /** Entry point for every decoded inbound value (the transport sink calls it). */
+  receive(value: unknown): void {
+    if (this.closed) return;
+    if (Array.isArray(value)) return this.receiveBatch(value);
+    this.receiveOne(value, undefined);
+  }
+
+  private receiveOne(value: unknown, batch: BatchCollector | undefined): void {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'request':
+        return this.handleRequest(classified.message, batch);
+      case 'notification':
+        return this.handleNotification(classified.message);
+      case 'response':
+        return this.handleResponse(classified.message);
+      case 'invalid': {
+        const error: JSONRPCErrorResponse = {
+          jsonrpc: JSONRPC_VERSION,
+          id: classified.id,
+          error: new InvalidRequestError(`Invalid request: ${classified.reason}`).toJSON(),
+        };
+        if (batch) batch.responses.push(error);
+        else this.write(error);
+      }
+    }
+  }
+
+  private receiveBatch(values: unknown[]): void {
+    if (!this.options.acceptBatch?.()) {
+      return this.sendError(
+        null,
+        new InvalidRequestError(
+          'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
+        ),
+      );
+    }
+    if (values.length === 0) {
+      return this.sendError(null, new InvalidRequestError('Invalid request: a batch must not be empty'));
+    }
+    const batch: BatchCollector = { remaining: 1, responses: [] };
+    for (const value of values) {
+      if (Array.isArray(value)) {
+        batch.responses.push({
+          jsonrpc: JSONRPC_VERSION,
+          id: null,
+          error: new InvalidRequestError('Invalid request: batches cannot be nested').toJSON(),
+        });
+        continue;
+      }
+      this.receiveOne(value, batch);
+    }
+    this.settleBatchEntry(batch);
+  }
+
+  private handleRequest(request: JSONRPCRequest, batch: BatchCollector | undefined): void {
+    if (this.inflight.has(request.id)) {
+      const error: JSONRPCErrorResponse = {
+        jsonrpc: JSONRPC_VERSION,
+        id: request.id,
+        error: new InvalidRequestError(
+          `Invalid request: request id ${JSON.stringify(request.id)} is already in use by a request in progress`,
+        ).toJSON(),
+      };
+      if (batch) batch.responses.push(error);
+      else this.write(error);
+      return;
+    }
+    const inbound = new InboundRequest(this, request);
+    if (batch) {
+      inbound.batch = batch;
+      batch.remaining++;
+    }
+    this.inflight.set(request.id, inbound);
+    const handler = this.options.onRequest;
+    if (!handler) {
+      return this.finish(inbound, undefined, new MethodNotFoundError(`Method not found: ${request.method}`));
+    }
+    let outcome: Result | Promise<Result>;
+    try {
+      outcome = handler(request, inbound);
+    } catch (error) {
+      return this.finish(inbound, undefined, error);
+    }
+    if (outcome !== null && typeof (outcome as Promise<Result>).then === 'function') {
+      (outcome as Promise<Result>).then(
+        (result) => this.finish(inbound, result, undefined),
+        (error) => this.finish(inbound, undefined, error),
+      );
+    } else {
+      this.finish(inbound, outcome as Result, undefined);
+    }
+  }
+
+  /** Sends the response of an inbound request, unless it was cancelled or the connection closed. */
+  private finish(inbound: InboundRequest, result: Result | undefined, error: unknown): void {
+    if (this.inflight.get(inbound.id) === inbound) this.inflight.delete(inbound.id);
+    let response: JSONRPCResponse | undefined;
+    if (inbound.cancelled || this.closed) {
+      // 2025-11-25 cancellation: no response for a cancelled request; its error is expected.
+    } else if (error === undefined) {
+      response = { jsonrpc: JSONRPC_VERSION, id: inbound.id, result: result ?? {} };
+    } else {
+      response = { jsonrpc: JSONRPC_VERSION, id: inbound.id, error: this.toWireError(error).toJSON() };
+    }
+    const batch = inbound.batch;
+    if (batch) {
+      if (response) batch.responses.push(response);
+      this.settleBatchEntry(batch);
+    } else if (response) {
+      this.write(response, inbound.id);
+    }
+  }
+
+  private settleBatchEntry(batch: BatchCollector): void {
+    batch.remaining--;
+    if (batch.remaining === 0 && batch.responses.length > 0 && !this.closed) this.write(batch.responses);
+  }
+
+  private toWireError(error: unknown): McpError {
+    if (error instanceof McpError) return error;
+    // Unknown errors become −32603 with their message only: stacks stay on this side.
+    this.reportError(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return new InternalError(`Internal error: ${message}`);
+  }
+
+  private handleNotification(notification: JSONRPCNotification): void {
+    const method = notification.method;
+    if (method === Method.Cancelled) {
+      const params = notification.params as CancelledNotificationParams | undefined;
+      const requestId = params?.requestId;
+      // Unknown, finished or malformed cancellations are ignored (2025-11-25 cancellation).
+      if (requestId === undefined) return;
+      this.inflight.get(requestId)?.cancel(params?.reason ?? 'Cancelled by the peer');
+      return;
+    }
+    if (method === Method.Progress) {
+      const params = notification.params as ProgressNotificationParams | undefined;
+      const record = params ? this.pending.get(params.progressToken) : undefined;
+      if (record?.onProgress) {
+        if (record.resetTimeoutOnProgress) this.restartTimer(record);
+        try {
+          record.onProgress(params as ProgressNotificationParams);
+        } catch (error) {
+          this.reportError(error);
+        }
+        return;
+      }
+    }
+    const handler = this.options.onNotification;
+    if (!handler) return;
+    try {
+      handler(notification);
+    } catch (error) {
+      // A notification is never answered, not even with an error.
+      this.reportError(error);
+    }
+  }
+
+  private handleResponse(response: JSONRPCResponse): void {
+    const id = response.id;
+    // Responses to unknown ids (late answers to cancelled or timed-out requests) are dropped.
+    const record = id === null ? undefined : this.pending.get(id);
+    if (!record) return;
+    if ('result' in response) this.settle(record, response.result, undefined);
+    else this.settle(record, undefined, McpError.fromError(response.error));
+  }
+
+  /** The one place an outbound request is settled and its record cleaned up. */
+  private settle(record: PendingRequest, result: Result | undefined, error: Error | undefined): void {
+    if (this.pending.get(record.id) !== record) return;
+    this.pending.delete(record.id);
+    if (record.timer) clearTimeout(record.timer);
+    if (record.signal && record.abortListener)
+      record.signal.removeEventListener('abort', record.abortListener);
+    if (error) record.reject(error);
+    else record.resolve(result as Result);
+  }
+
+  private restartTimer(record: PendingRequest): void {
+    if (record.timer) clearTimeout(record.timer);
+    const remaining = record.deadline - Date.now();
+    if (remaining <= 0) return this.timeoutPending(record);
+    record.timer = setTimeout(() => this.timeoutPending(record), Math.min(record.timeoutMs, remaining));
+  }
+
+  private timeoutPending(record: PendingRequest): void {
+    this.sendCancelled(record.id, `Request timed out after ${record.timeoutMs} ms`);
+    this.settle(record, undefined, new RequestTimeoutError(record.method, record.timeoutMs));
+  }
+
+  private abortPending(id: RequestId, reason: unknown): void {
+    const record = this.pending.get(id);
+    if (!record) return;
+    this.sendCancelled(
+      id,
+      reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined,
+    );
+    this.settle(record, undefined, new RequestCancelledError(record.method, reason));
+  }
+
+  private sendCancelled(requestId: RequestId, reason: string | undefined): void {
+    if (this.closed) return;
+    const params: CancelledNotificationParams = reason === undefined ? { requestId } : { requestId, reason };
+    this.notify({ method: Method.Cancelled, params: params as { [key: string]: unknown } }).catch((error) =>
+      this.reportError(error),
+    );
+  }
+
+  private sendError(id: RequestId | null, error: McpError): void {
+    this.write({ jsonrpc: JSONRPC_VERSION, id, error: error.toJSON() });
+  }
+
+  private write(message: WireMessage, relatedRequestId?: RequestId): Promise<void> {
+    const transport = this.transport;
+    if (!transport || this.closed) return Promise.reject(new NotConnectedError());
+    try {
+      const sent = transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+      if (sent) return sent.catch((error) => this.reportError(error));
+    } catch (error) {
+      this.reportError(error);
+    }
+    return Promise.resolve();
+  }
+
+  private handleClosed(error?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    const closedError = new ConnectionClosedError(
+      error ? `Connection closed: ${error.message}` : 'Connection closed',
+      error ? { cause: error } : undefined,
+    );
+    for (const record of [...this.pending.values()]) this.settle(record, undefined, closedError);
+    for (const inbound of this.inflight.values()) inbound.cancel(closedError);
+    this.inflight.clear();
+    this.options.onClose?.(error);
+  }
+
+  private reportError(error: unknown): void {
+    const onError = this.options.onError;
+    if (onError) onError(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+export type { JSONRPCMessage };

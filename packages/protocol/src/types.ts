@@ -1,0 +1,292 @@
+/**
+ * MCP session-era types (2025-11-25 `schema.ts`). Differences in older revisions that change
+ * behaviour are noted on the fields they touch; the full list is in `shared/spec/session-era.md` §12.
+ */
+import type { Meta, ProgressToken, RequestId, Result } from './jsonrpc';
+
+/** 2025-11-25: icons on implementations, tools, prompts, resources and templates. */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+/** `name` is the programmatic id; `title` (2025-06-18+) the display name. */
+export interface BaseMetadata {
+  name: string;
+  title?: string;
+}
+
+/** `clientInfo` / `serverInfo`. `description`, `websiteUrl`, `icons`: 2025-11-25. */
+export interface Implementation extends BaseMetadata {
+  version: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+}
+
+export interface ClientCapabilities {
+  roots?: { listChanged?: boolean };
+  sampling?: { context?: object; tools?: object };
+  /** `{}` means form mode only (2025-11-25). */
+  elicitation?: { form?: object; url?: object };
+  tasks?: object;
+  experimental?: { [key: string]: object };
+  [key: string]: unknown;
+}
+
+export interface ServerCapabilities {
+  tools?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  prompts?: { listChanged?: boolean };
+  logging?: object;
+  /** Declared since 2025-03-26; 2024-11-05 clients ignore it. */
+  completions?: object;
+  tasks?: object;
+  experimental?: { [key: string]: object };
+  [key: string]: unknown;
+}
+
+export interface InitializeRequestParams {
+  protocolVersion: string;
+  capabilities: ClientCapabilities;
+  clientInfo: Implementation;
+  _meta?: Meta;
+}
+
+export interface InitializeResult extends Result {
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions?: string;
+}
+
+export interface Annotations {
+  audience?: ('user' | 'assistant')[];
+  priority?: number;
+  /** 2025-06-18+. */
+  lastModified?: string;
+}
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+/** 2025-03-26+. */
+export interface AudioContent {
+  type: 'audio';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
+
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
+
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: ResourceContents;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+export interface Resource extends BaseMetadata {
+  uri: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  size?: number;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+export interface ResourceTemplate extends BaseMetadata {
+  uriTemplate: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** 2025-06-18+. */
+export interface ResourceLink extends Resource {
+  type: 'resource_link';
+}
+
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** A JSON Schema whose root is an object, as `inputSchema` and `outputSchema` require. */
+export interface ObjectJsonSchema {
+  $schema?: string;
+  type: 'object';
+  properties?: { [key: string]: object };
+  required?: string[];
+  [key: string]: unknown;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface Tool extends BaseMetadata {
+  description?: string;
+  inputSchema: ObjectJsonSchema;
+  /** 2025-06-18+. */
+  outputSchema?: ObjectJsonSchema;
+  /** 2025-03-26+. */
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
+  _meta?: Meta;
+}
+
+export interface PaginatedRequestParams {
+  cursor?: string;
+  _meta?: Meta;
+}
+
+export interface PaginatedResult extends Result {
+  nextCursor?: string;
+}
+
+export interface ListToolsResult extends PaginatedResult {
+  tools: Tool[];
+}
+
+export interface CallToolRequestParams {
+  name: string;
+  arguments?: { [key: string]: unknown };
+  _meta?: Meta & { progressToken?: ProgressToken };
+}
+
+export interface CallToolResult extends Result {
+  content: ContentBlock[];
+  /** 2025-06-18+. */
+  structuredContent?: { [key: string]: unknown };
+  isError?: boolean;
+}
+
+export interface PromptArgument extends BaseMetadata {
+  description?: string;
+  required?: boolean;
+}
+
+export interface Prompt extends BaseMetadata {
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+export interface GetPromptResult extends Result {
+  description?: string;
+  messages: PromptMessage[];
+}
+
+export interface ListResourcesResult extends PaginatedResult {
+  resources: Resource[];
+}
+
+export interface ListResourceTemplatesResult extends PaginatedResult {
+  resourceTemplates: ResourceTemplate[];
+}
+
+export interface ReadResourceResult extends Result {
+  contents: ResourceContents[];
+}
+
+export interface ListPromptsResult extends PaginatedResult {
+  prompts: Prompt[];
+}
+
+export type LoggingLevel =
+  | 'debug'
+  | 'info'
+  | 'notice'
+  | 'warning'
+  | 'error'
+  | 'critical'
+  | 'alert'
+  | 'emergency';
+
+export interface ProgressNotificationParams {
+  progressToken: ProgressToken;
+  progress: number;
+  total?: number;
+  /** 2025-03-26+. */
+  message?: string;
+  _meta?: Meta;
+}
+
+export interface CancelledNotificationParams {
+  /** Optional since 2025-11-25 (tasks); required for non-task requests. */
+  requestId?: RequestId;
+  reason?: string;
+  _meta?: Meta;
+}
+
+/** Method names, spelled once. */
+export const Method = {
+  Initialize: 'initialize',
+  Initialized: 'notifications/initialized',
+  Ping: 'ping',
+  Cancelled: 'notifications/cancelled',
+  Progress: 'notifications/progress',
+  ToolsList: 'tools/list',
+  ToolsCall: 'tools/call',
+  ToolsListChanged: 'notifications/tools/list_changed',
+  ResourcesList: 'resources/list',
+  ResourcesTemplatesList: 'resources/templates/list',
+  ResourcesRead: 'resources/read',
+  ResourcesSubscribe: 'resources/subscribe',
+  ResourcesUnsubscribe: 'resources/unsubscribe',
+  ResourcesUpdated: 'notifications/resources/updated',
+  ResourcesListChanged: 'notifications/resources/list_changed',
+  PromptsList: 'prompts/list',
+  PromptsGet: 'prompts/get',
+  PromptsListChanged: 'notifications/prompts/list_changed',
+  CompletionComplete: 'completion/complete',
+  LoggingSetLevel: 'logging/setLevel',
+  LoggingMessage: 'notifications/message',
+  SamplingCreateMessage: 'sampling/createMessage',
+  ElicitationCreate: 'elicitation/create',
+  ElicitationComplete: 'notifications/elicitation/complete',
+  RootsList: 'roots/list',
+  RootsListChanged: 'notifications/roots/list_changed',
+} as const;
