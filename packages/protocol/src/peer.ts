@@ -25,6 +25,9 @@ import {
 import type { Transport, TransportSink, WireMessage } from './transport';
 import { type CancelledNotificationParams, Method, type ProgressNotificationParams } from './types';
 
+/** setTimeout's largest delay; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Default time an outbound request waits for its response: 60 s. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -71,6 +74,7 @@ interface PendingRequest {
   readonly onProgress?: (progress: ProgressNotificationParams) => void;
   readonly timeoutMs: number;
   readonly resetTimeoutOnProgress: boolean;
+  readonly startedAt: number;
   readonly deadline: number;
   readonly signal?: AbortSignal;
   readonly abortListener?: () => void;
@@ -212,14 +216,15 @@ export class Peer {
         onProgress: options.onProgress,
         timeoutMs,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        startedAt: Date.now(),
         deadline: options.maxTotalTimeoutMs === undefined ? Infinity : Date.now() + options.maxTotalTimeoutMs,
         signal,
         abortListener,
       };
-      record.timer = setTimeout(() => this.timeoutPending(record), timeoutMs);
       this.pending.set(id, record);
+      this.startTimer(record);
       if (signal && abortListener) signal.addEventListener('abort', abortListener, { once: true });
-      this.write(request, options.relatedRequestId);
+      this.transmit(request, options.relatedRequestId).catch((error: Error) => this.settle(record, undefined, error));
     });
   }
 
@@ -236,9 +241,12 @@ export class Peer {
   /** Closes the transport. Pending requests reject with `ConnectionClosedError`; running handlers are aborted. */
   async close(): Promise<void> {
     if (!this.transport || this.closed) return;
-    await this.transport.close();
-    // A transport that closed without telling its sink still ends the connection here.
-    this.handleClosed();
+    try {
+      await this.transport.close();
+    } finally {
+      // A transport that closed without telling its sink (or failed to close) still ends the connection here.
+      this.handleClosed();
+    }
   }
 
   /** Entry point for every decoded inbound value (the transport sink calls it). */
@@ -382,7 +390,7 @@ export class Peer {
       const params = notification.params as ProgressNotificationParams | undefined;
       const record = params ? this.pending.get(params.progressToken) : undefined;
       if (record?.onProgress) {
-        if (record.resetTimeoutOnProgress) this.restartTimer(record);
+        if (record.resetTimeoutOnProgress) this.startTimer(record);
         try {
           record.onProgress(params as ProgressNotificationParams);
         } catch (error) {
@@ -421,16 +429,21 @@ export class Peer {
     else record.resolve(result as Result);
   }
 
-  private restartTimer(record: PendingRequest): void {
+  /** Arms the record's timer for the shorter of its timeout and what is left of its total bound. */
+  private startTimer(record: PendingRequest): void {
     if (record.timer) clearTimeout(record.timer);
     const remaining = record.deadline - Date.now();
     if (remaining <= 0) return this.timeoutPending(record);
-    record.timer = setTimeout(() => this.timeoutPending(record), Math.min(record.timeoutMs, remaining));
+    const delay = Math.min(record.timeoutMs, remaining);
+    // Infinity (or anything past setTimeout's 2^31-1 ms range) means no timeout at all.
+    record.timer = delay < MAX_TIMER_MS ? setTimeout(() => this.timeoutPending(record), delay) : undefined;
   }
 
   private timeoutPending(record: PendingRequest): void {
-    this.sendCancelled(record.id, `Request timed out after ${record.timeoutMs} ms`);
-    this.settle(record, undefined, new RequestTimeoutError(record.method, record.timeoutMs));
+    // Name the bound that expired: the total one, or the (possibly restarted) per-wait one.
+    const bound = Date.now() >= record.deadline ? record.deadline - record.startedAt : record.timeoutMs;
+    this.sendCancelled(record.id, `Request timed out after ${bound} ms`);
+    this.settle(record, undefined, new RequestTimeoutError(record.method, bound));
   }
 
   private abortPending(id: RequestId, reason: unknown): void {
@@ -455,16 +468,21 @@ export class Peer {
     this.write({ jsonrpc: JSONRPC_VERSION, id, error: error.toJSON() });
   }
 
+  /** Sends and reports failures to `onError`: for responses and notifications, nobody else waits. */
   private write(message: WireMessage, relatedRequestId?: RequestId): Promise<void> {
+    return this.transmit(message, relatedRequestId).catch((error) => this.reportError(error));
+  }
+
+  /** Sends; the promise rejects when the transport fails to. */
+  private transmit(message: WireMessage, relatedRequestId?: RequestId): Promise<void> {
     const transport = this.transport;
     if (!transport || this.closed) return Promise.reject(new NotConnectedError());
     try {
       const sent = transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
-      if (sent) return sent.catch((error) => this.reportError(error));
+      return sent ?? Promise.resolve();
     } catch (error) {
-      this.reportError(error);
+      return Promise.reject(error);
     }
-    return Promise.resolve();
   }
 
   private handleClosed(error?: Error): void {

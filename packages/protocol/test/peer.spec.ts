@@ -257,3 +257,45 @@ describe('Peer: notifications', () => {
     expect(errors.map((e) => e.message)).toEqual(['handler bug']);
   });
 });
+
+describe('Peer: timeout bounds and send failures', () => {
+  it('applies a maxTotalTimeoutMs shorter than the timeout from the start', async () => {
+    const { client } = await pair({ onRequest: () => new Promise(() => {}) });
+    const error = await client.request({ method: 'slow' }, { timeoutMs: 10_000, maxTotalTimeoutMs: 40 }).catch((e) => e);
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(error.message).toBe('Request "slow" timed out after 40 ms');
+  });
+
+  it('treats an infinite timeout as no timeout', async () => {
+    const { client } = await pair({
+      onRequest: async () => {
+        await tick(30);
+        return { done: true };
+      },
+    });
+    await expect(client.request({ method: 'x' }, { timeoutMs: Number.POSITIVE_INFINITY })).resolves.toEqual({ done: true });
+  });
+
+  it('rejects a request at once when the transport fails to send it', async () => {
+    const peer = new Peer();
+    await peer.connect({
+      start() {},
+      send: () => Promise.reject(new Error('pipe broken')),
+      close: async () => {},
+    });
+    await expect(peer.request({ method: 'x' }, { timeoutMs: 10_000 })).rejects.toThrow('pipe broken');
+  });
+
+  it('still ends the connection when the transport fails to close', async () => {
+    const peer = new Peer();
+    await peer.connect({
+      start() {},
+      send: () => new Promise(() => {}),
+      close: () => Promise.reject(new Error('close failed')),
+    });
+    const pending = peer.request({ method: 'x' }).catch((e) => e);
+    await expect(peer.close()).rejects.toThrow('close failed');
+    expect(await pending).toBeInstanceOf(ConnectionClosedError);
+    expect(peer.isConnected).toBe(false);
+  });
+});
