@@ -224,7 +224,9 @@ export class Peer {
       this.pending.set(id, record);
       this.startTimer(record);
       if (signal && abortListener) signal.addEventListener('abort', abortListener, { once: true });
-      this.transmit(request, options.relatedRequestId).catch((error: Error) => this.settle(record, undefined, error));
+      this.transmit(request, options.relatedRequestId).catch((error: Error) =>
+        this.settle(record, undefined, error),
+      );
     });
   }
 

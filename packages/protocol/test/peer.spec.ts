@@ -261,7 +261,9 @@ describe('Peer: notifications', () => {
 describe('Peer: timeout bounds and send failures', () => {
   it('applies a maxTotalTimeoutMs shorter than the timeout from the start', async () => {
     const { client } = await pair({ onRequest: () => new Promise(() => {}) });
-    const error = await client.request({ method: 'slow' }, { timeoutMs: 10_000, maxTotalTimeoutMs: 40 }).catch((e) => e);
+    const error = await client
+      .request({ method: 'slow' }, { timeoutMs: 10_000, maxTotalTimeoutMs: 40 })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);
     expect(error.message).toBe('Request "slow" timed out after 40 ms');
   });
@@ -273,7 +275,9 @@ describe('Peer: timeout bounds and send failures', () => {
         return { done: true };
       },
     });
-    await expect(client.request({ method: 'x' }, { timeoutMs: Number.POSITIVE_INFINITY })).resolves.toEqual({ done: true });
+    await expect(client.request({ method: 'x' }, { timeoutMs: Number.POSITIVE_INFINITY })).resolves.toEqual({
+      done: true,
+    });
   });
 
   it('rejects a request at once when the transport fails to send it', async () => {
