@@ -1,0 +1,194 @@
+// What a run found, as data (the JSON file) and as text (the tables `npm run bench` prints).
+import { spread } from './stats';
+
+export type MetricKey = 'pipelined' | 'sequential' | 'p50' | 'p99' | 'coldStart';
+
+interface Metric {
+  readonly key: MetricKey;
+  readonly label: string;
+  readonly unit: string;
+  readonly digits: number;
+}
+
+/** The metrics, in table order. */
+export const METRICS: readonly Metric[] = [
+  { key: 'pipelined', label: 'pipelined', unit: 'msg/s', digits: 0 },
+  { key: 'sequential', label: 'sequential', unit: 'msg/s', digits: 0 },
+  { key: 'p50', label: 'latency p50', unit: 'µs', digits: 1 },
+  { key: 'p99', label: 'latency p99', unit: 'µs', digits: 1 },
+  { key: 'coldStart', label: 'cold start', unit: 'ms', digits: 1 },
+];
+
+interface Target {
+  readonly metric: MetricKey;
+  readonly versus: 'sdk' | 'floor';
+  readonly atLeast?: number;
+  readonly atMost?: number;
+  readonly text: string;
+}
+
+/** The goals Gantry is held to; a ratio is gantry's value divided by the other server's. */
+const TARGETS: readonly Target[] = [
+  { metric: 'pipelined', versus: 'sdk', atLeast: 2, text: 'gantry ≥ 2× sdk' },
+  { metric: 'sequential', versus: 'floor', atLeast: 0.9, text: 'gantry ≥ 0.9× floor' },
+  { metric: 'coldStart', versus: 'sdk', atMost: 0.7, text: 'gantry ≤ 0.7× sdk' },
+];
+
+export interface ServerResults {
+  /** One value per round (cold start: the median of that round's spawns). */
+  rounds: Record<MetricKey, number[]>;
+  /** The median over rounds: the number the tables show. */
+  median: Record<MetricKey, number>;
+}
+
+export interface BenchResults {
+  date: string;
+  machine: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    /** Per round: share of all CPU time used by other processes (Linux procfs), null where unknown. */
+    otherLoad: (number | null)[];
+  };
+  settings: {
+    rounds: number;
+    warmupMs: number;
+    durationMs: number;
+    sliceMs: number;
+    inFlight: number;
+    coldSpawns: number;
+    quick: boolean;
+    /** The CPU driver and server shared in the sequential measurement; null when not pinned. */
+    sequentialCpu: number | null;
+  };
+  servers: Record<string, ServerResults>;
+}
+
+export interface RatioRow {
+  metric: MetricKey;
+  /** The ratio of the medians, and the ratio in each round (both servers measured in turn). */
+  gantryOverSdk: number | null;
+  gantryOverSdkRounds: number[] | null;
+  gantryOverFloor: number | null;
+  gantryOverFloorRounds: number[] | null;
+  target: string | null;
+  met: boolean | null;
+}
+
+export function computeRatios(results: BenchResults): RatioRow[] {
+  const gantry = results.servers.gantry;
+  const over = (name: string, key: MetricKey) => {
+    const other = results.servers[name];
+    return gantry === undefined || other === undefined ? null : gantry.median[key] / other.median[key];
+  };
+  const overRounds = (name: string, key: MetricKey) => {
+    const other = results.servers[name];
+    if (gantry === undefined || other === undefined) return null;
+    return gantry.rounds[key].map((value, round) => value / other.rounds[key][round]);
+  };
+  return METRICS.map(({ key }) => {
+    const row: RatioRow = {
+      metric: key,
+      gantryOverSdk: over('sdk', key),
+      gantryOverSdkRounds: overRounds('sdk', key),
+      gantryOverFloor: over('floor', key),
+      gantryOverFloorRounds: overRounds('floor', key),
+      target: null,
+      met: null,
+    };
+    const target = TARGETS.find((candidate) => candidate.metric === key);
+    if (target !== undefined) {
+      row.target = target.text;
+      const ratio = target.versus === 'sdk' ? row.gantryOverSdk : row.gantryOverFloor;
+      if (ratio !== null) {
+        row.met =
+          (target.atLeast === undefined || ratio >= target.atLeast) &&
+          (target.atMost === undefined || ratio <= target.atMost);
+      }
+    }
+    return row;
+  });
+}
+
+function formatNumber(value: number, digits: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Left-aligns the first column and right-aligns the others. */
+function table(rows: readonly string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function renderReport(results: BenchResults): string {
+  const { machine, settings } = results;
+  const names = Object.keys(results.servers);
+  const header =
+    `stdio tools/call echo — ${settings.rounds} round(s) × (${settings.warmupMs} ms warm-up + ` +
+    `${settings.durationMs} ms in ${settings.sliceMs} ms slices taken in turn), ` +
+    `${settings.inFlight} in flight when pipelined, ` +
+    `${settings.coldSpawns} cold spawns per round${settings.quick ? ' [--quick: smoke check only]' : ''}\n` +
+    `sequential: ${settings.sequentialCpu === null ? 'not pinned' : `driver and server pinned to CPU ${settings.sequentialCpu}`}\n` +
+    `node ${machine.node}, ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}` +
+    (machine.otherLoad.some((value) => value !== null)
+      ? `\nCPU used by other processes, per round (0% = the benchmark had the machine to itself): ` +
+        machine.otherLoad.map((value) => (value === null ? '—' : `${(value * 100).toFixed(1)}%`)).join(', ')
+      : '');
+
+  const medians = table([
+    ['server', ...METRICS.map((metric) => `${metric.label} (${metric.unit})`)],
+    ...names.map((name) => [
+      name,
+      ...METRICS.map((metric) => formatNumber(results.servers[name].median[metric.key], metric.digits)),
+    ]),
+  ]);
+
+  const spreads = table([
+    ['server', ...METRICS.map((metric) => metric.label)],
+    ...names.map((name) => [
+      name,
+      ...METRICS.map((metric) => {
+        const rounds = results.servers[name].rounds[metric.key];
+        return rounds.length < 2 ? '—' : `${(spread(rounds) * 100).toFixed(1)}%`;
+      }),
+    ]),
+  ]);
+
+  const ratio = (value: number | null, rounds: number[] | null) => {
+    if (value === null || rounds === null) return '—';
+    if (rounds.length < 2) return `${value.toFixed(2)}×`;
+    return `${value.toFixed(2)}× (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
+  };
+  const ratios = table([
+    ['metric', 'gantry/sdk', 'gantry/floor', 'target', 'met'],
+    ...computeRatios(results).map((row) => [
+      METRICS.find((metric) => metric.key === row.metric)!.label,
+      ratio(row.gantryOverSdk, row.gantryOverSdkRounds),
+      ratio(row.gantryOverFloor, row.gantryOverFloorRounds),
+      row.target ?? '',
+      row.met === null ? (row.target === null ? '' : '—') : row.met ? 'yes' : 'NO',
+    ]),
+  ]);
+
+  return [
+    header,
+    '',
+    'Medians over rounds',
+    medians,
+    '',
+    'Spread between rounds (max/min − 1)',
+    spreads,
+    '',
+    'Ratios of medians (gantry ÷ other), with the lowest–highest ratio of a single round in brackets;',
+    'throughput: higher is better; latency and cold start: lower is better',
+    ratios,
+  ].join('\n');
+}

@@ -1,0 +1,289 @@
+// One server under test as a child process, and the newline-delimited JSON-RPC pipe to it:
+// spawn, framing, correlation, checking every answer, and timed slices of traffic.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { pinnedCommand } from './cpu-affinity';
+
+/** A server under test: its name and the compiled script `node` runs. */
+export interface ServerSpec {
+  readonly name: string;
+  readonly script: string;
+}
+
+/** What one timed slice of traffic achieved. */
+export interface Slice {
+  /** Responses received inside the slice's window (answers to requests still in flight at its end are not counted). */
+  readonly responses: number;
+  readonly seconds: number;
+  /** Sequential slices only: write → response parsed, per request, in µs. */
+  readonly latenciesUs: number[];
+}
+
+interface Response {
+  readonly id: number | string;
+  readonly result?: { protocolVersion?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
+  readonly error?: { code: number; message: string };
+}
+
+/** A server that answers nothing for this long has stalled; the run fails rather than hangs. */
+const STALL_MS = 10_000;
+
+const INITIALIZE_LINE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'gantry-bench', version: '1.0.0' },
+  },
+})}\n`;
+const INITIALIZED_LINE = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+
+/** The text request `id` carries; the echo must return exactly this. */
+function textFor(id: number): string {
+  return `hello ${id}`;
+}
+
+function toolCallLine(id: number): string {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"}}}\n`;
+}
+
+const ignore = (): void => {};
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function secondsSince(from: bigint): number {
+  return Number(process.hrtime.bigint() - from) / 1e9;
+}
+
+/** One spawned server and the pipe to it. Use `start` (spawn + handshake) or, to time the handshake, the constructor and `initialize`. */
+export class ServerProcess {
+  readonly name: string;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly closed: Promise<void>;
+  /** Receives every response, in arrival order; throwing fails the current exchange. */
+  private onResponse: (response: Response) => void = ignore;
+  /** Told when the pipe breaks, the server exits early, or a response is wrong. */
+  private onFailure: (error: Error) => void = ignore;
+  /** A failure that happened while nothing was listening; the next exchange reports it. */
+  private failure: Error | undefined;
+  private inbound = '';
+  private outbound = '';
+  private stderrTail = '';
+  private closing = false;
+  private nextId = 1;
+
+  /** `cpu`: run the server pinned to that CPU. */
+  constructor(spec: ServerSpec, cpu: number | null = null) {
+    this.name = spec.name;
+    const args = [process.execPath, spec.script];
+    const [command, commandArgs] = cpu === null ? [args[0], args.slice(1)] : pinnedCommand(cpu, args);
+    this.child = spawn(command, commandArgs, { stdio: 'pipe' });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => this.receive(chunk));
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-4000);
+    });
+    // EPIPE after the child died: the 'close' handler below reports the death itself.
+    this.child.stdin.on('error', ignore);
+    this.closed = new Promise((resolve) => {
+      this.child.once('error', (error) => {
+        this.fail(error);
+        resolve();
+      });
+      // 'close' rather than 'exit': stderr has been read to its end by then.
+      this.child.once('close', (code, signal) => {
+        if (!this.closing) this.fail(new Error(`${this.name} exited (${signal ?? `code ${code}`})`));
+        resolve();
+      });
+    });
+  }
+
+  /** Spawns the server and completes the MCP handshake. */
+  static async start(spec: ServerSpec, cpu: number | null = null): Promise<ServerProcess> {
+    const server = new ServerProcess(spec, cpu);
+    try {
+      await server.initialize();
+      return server;
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+  }
+
+  /** Sends `initialize`, checks its result, then sends `notifications/initialized`. */
+  async initialize(): Promise<void> {
+    let response: Response | undefined;
+    await this.exchange((settle) => {
+      this.onResponse = (message) => {
+        if (message.id !== 0)
+          throw new Error(`${this.name}: expected the initialize response, got ${message.id}`);
+        response = message;
+        settle();
+      };
+      this.child.stdin.write(INITIALIZE_LINE);
+    }, STALL_MS);
+    if (typeof response?.result?.protocolVersion !== 'string') {
+      throw new Error(`${this.name}: initialize result has no protocolVersion: ${JSON.stringify(response)}`);
+    }
+    this.child.stdin.write(INITIALIZED_LINE);
+  }
+
+  /**
+   * `inFlight` requests outstanding for `durationMs`: each response sends the next request
+   * (the requests a chunk of responses triggers go out in one write). Then the slice stops
+   * sending and waits for the outstanding answers, so the server is idle when it returns.
+   */
+  async pipelined(durationMs: number, inFlight: number): Promise<Slice> {
+    const pending = new Set<number>();
+    let sending = true;
+    let responses = 0;
+    const send = () => {
+      const id = this.nextId++;
+      pending.add(id);
+      this.outbound += toolCallLine(id);
+    };
+    const startedAt = process.hrtime.bigint();
+    const done = this.exchange((settle) => {
+      this.onResponse = (response) => {
+        const id = response.id as number;
+        if (!pending.delete(id)) throw new Error(`${this.name}: response to unknown request ${response.id}`);
+        expectEcho(this.name, response, id);
+        if (sending) {
+          responses++;
+          send();
+        } else if (pending.size === 0) settle();
+      };
+      for (let i = 0; i < inFlight; i++) send();
+    }, durationMs + STALL_MS);
+    await Promise.race([sleep(durationMs), done]);
+    sending = false;
+    const seconds = secondsSince(startedAt);
+    await done;
+    return { responses, seconds, latenciesUs: [] };
+  }
+
+  /** One request at a time for `durationMs`, the next written as soon as a response is parsed. */
+  async sequential(durationMs: number): Promise<Slice> {
+    const latenciesUs: number[] = [];
+    let sending = true;
+    let current = 0;
+    let sentAt = 0n;
+    const send = () => {
+      current = this.nextId++;
+      sentAt = process.hrtime.bigint();
+      this.child.stdin.write(toolCallLine(current));
+    };
+    const startedAt = process.hrtime.bigint();
+    const done = this.exchange((settle) => {
+      this.onResponse = (response) => {
+        const receivedAt = process.hrtime.bigint();
+        if (response.id !== current)
+          throw new Error(`${this.name}: expected response ${current}, got ${response.id}`);
+        expectEcho(this.name, response, current);
+        if (!sending) return settle();
+        latenciesUs.push(Number(receivedAt - sentAt) / 1000);
+        send();
+      };
+      send();
+    }, durationMs + STALL_MS);
+    await Promise.race([sleep(durationMs), done]);
+    sending = false;
+    const seconds = secondsSince(startedAt);
+    await done;
+    return { responses: latenciesUs.length, seconds, latenciesUs };
+  }
+
+  /** Stops the server and waits until it is gone, so the next measurement has the CPU to itself. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.onResponse = ignore;
+    this.onFailure = ignore;
+    this.child.stdin.end();
+    this.child.kill();
+    await this.closed;
+  }
+
+  /** Runs `start`, then resolves when it calls `settle`; rejects on any failure or after `deadlineMs`. */
+  private exchange(start: (settle: () => void) => void, deadlineMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.failure !== undefined) return reject(this.failure);
+      const timer = setTimeout(
+        () => this.fail(new Error(`${this.name}: no answer within ${deadlineMs} ms (stalled?)`)),
+        deadlineMs,
+      );
+      this.onFailure = (error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      start(() => {
+        clearTimeout(timer);
+        this.onResponse = ignore;
+        this.onFailure = ignore;
+        resolve();
+      });
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.outbound === '') return;
+    this.child.stdin.write(this.outbound);
+    this.outbound = '';
+  }
+
+  private receive(chunk: string): void {
+    const text = this.inbound + chunk;
+    let start = 0;
+    try {
+      for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+        const line = text.slice(start, newline);
+        start = newline + 1;
+        const response = parseResponse(this.name, line);
+        if (response !== undefined) this.onResponse(response);
+      }
+      this.inbound = text.slice(start);
+      this.flush();
+    } catch (error) {
+      this.fail(error as Error);
+    }
+  }
+
+  private fail(error: Error): void {
+    const onFailure = this.onFailure;
+    this.onResponse = ignore;
+    this.onFailure = ignore;
+    const stderr = this.stderrTail.trim();
+    if (stderr !== '') error.message += `\n--- ${this.name} stderr (tail) ---\n${stderr}`;
+    if (onFailure === ignore) this.failure ??= error;
+    else onFailure(error);
+  }
+}
+
+/** Parses one line from a server; undefined for blank lines and notifications. */
+function parseResponse(name: string, line: string): Response | undefined {
+  if (line.trim() === '') return undefined;
+  const message = JSON.parse(line);
+  if (typeof message !== 'object' || message === null || message.jsonrpc !== '2.0') {
+    throw new Error(`${name}: not a JSON-RPC message: ${line}`);
+  }
+  if (message.method !== undefined) {
+    if (message.id === undefined) return undefined; // a server notification (e.g. a log line)
+    throw new Error(`${name}: unexpected server-to-client request: ${line}`);
+  }
+  return message as Response;
+}
+
+/** Throws unless `response` is the echo result for request `id`. */
+function expectEcho(name: string, response: Response, id: number): void {
+  if (response.error !== undefined) {
+    throw new Error(`${name}: request ${id} failed: ${response.error.code} ${response.error.message}`);
+  }
+  const content = response.result?.content;
+  if (content?.length !== 1 || content[0].type !== 'text' || content[0].text !== textFor(id)) {
+    throw new Error(`${name}: request ${id} expected echo '${textFor(id)}', got ${JSON.stringify(response)}`);
+  }
+}

@@ -1,0 +1,48 @@
+import { Container } from '../di/container';
+import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
+import { type Logger, StderrLogger, silentLogger } from '../logger';
+import { Registry } from '../registry/registry';
+import { ToolRegistry } from '../registry/tool-registry';
+import { scanTools } from '../registry/tool-scanner';
+import { GantryServer } from '../server/gantry-server';
+import type { GantryServerOptions } from '../server/server-options';
+import { GantryApplication } from './gantry-application';
+
+/** @internal Options the testing module adds. */
+export interface InternalCreateOptions {
+  overrides?: ReadonlyMap<InjectionToken, Provider>;
+}
+
+/** Creates applications from a root module. */
+export class GantryFactory {
+  /**
+   * Builds the module graph, creates every provider, scans the tools, compiles their
+   * executors, runs `onModuleInit` and `onApplicationBootstrap`, and returns the app.
+   * Misconfiguration (unknown providers, missing metadata, duplicate tools) throws here with a
+   * message that says what to change.
+   *
+   * @example
+   * ```ts
+   * const app = await GantryFactory.create(AppModule, { name: 'notes', version: '1.0.0' });
+   * await app.listen(stdio());
+   * ```
+   */
+  static async create(
+    rootModule: ModuleImport,
+    options: GantryServerOptions,
+    internal: InternalCreateOptions = {},
+  ): Promise<GantryApplication> {
+    if (!options || typeof options.name !== 'string' || typeof options.version !== 'string') {
+      throw new TypeError(
+        'GantryFactory.create(module, options): options needs { name, version } strings (serverInfo)',
+      );
+    }
+    const logger: Logger = options.logger === false ? silentLogger : (options.logger ?? new StderrLogger());
+    const container = await Container.create(rootModule, { overrides: internal.overrides });
+    const tools = new ToolRegistry(scanTools(container.instances(), logger));
+    const server = new GantryServer(new Registry(tools), options, logger);
+    await container.callHook('onModuleInit');
+    await container.callHook('onApplicationBootstrap');
+    return new GantryApplication(container, server, logger);
+  }
+}

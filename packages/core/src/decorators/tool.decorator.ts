@@ -1,0 +1,112 @@
+import type { Icon, Meta, ObjectJsonSchema, ToolAnnotations } from '@gantry/protocol';
+import type { Type } from '../di/tokens';
+import { TOOLS_METADATA } from '../metadata/keys';
+import { toolNameProblem } from '../registry/tool-name';
+import { decoratorError, memberName } from './decorator-error';
+
+export interface ToolOptions {
+  /** Wire name; defaults to the method name in snake_case (`searchNotes` → `search_notes`). */
+  name?: string;
+  /** Display name (2025-06-18+). */
+  title?: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /**
+   * The arguments, when `@Args()` does not name them: a class-validator DTO class or a plain
+   * JSON Schema object with `type: 'object'`.
+   */
+  input?: Type | ObjectJsonSchema;
+  /** Behaviour hints (2025-03-26+); clients treat them as untrusted. */
+  annotations?: ToolAnnotations;
+  /** 2025-11-25 icons. */
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** What `@Tool` records for one method. */
+export interface ToolDescriptor {
+  readonly propertyKey: string;
+  readonly options: Readonly<ToolOptions>;
+}
+
+const TOOL_KEYS = new Set(['name', 'title', 'description', 'input', 'annotations', 'icons', '_meta']);
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+function checkOptions(where: string, options: ToolOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw decoratorError(`@Tool() on ${where}: options must be an object`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!TOOL_KEYS.has(key)) {
+      throw decoratorError(
+        `@Tool() on ${where}: unknown option '${key}'; known options are ${[...TOOL_KEYS].join(', ')}`,
+      );
+    }
+  }
+  for (const key of ['name', 'title', 'description'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'string') {
+      throw decoratorError(`@Tool() on ${where}: '${key}' must be a string`);
+    }
+  }
+  if (options.name !== undefined) {
+    const problem = toolNameProblem(options.name);
+    if (problem)
+      throw decoratorError(
+        `@Tool() on ${where}: the name ${JSON.stringify(options.name)} is invalid: ${problem}`,
+      );
+  }
+  const input = options.input;
+  if (input !== undefined && typeof input !== 'function') {
+    if (typeof input !== 'object' || input === null || (input as ObjectJsonSchema).type !== 'object') {
+      throw decoratorError(
+        `@Tool() on ${where}: 'input' must be a DTO class or a JSON Schema object with type: 'object' (MCP requires an object root)`,
+      );
+    }
+  }
+  const annotations = options.annotations;
+  if (annotations !== undefined) {
+    if (typeof annotations !== 'object' || annotations === null) {
+      throw decoratorError(`@Tool() on ${where}: 'annotations' must be an object`);
+    }
+    for (const hint of ANNOTATION_HINTS) {
+      const value = (annotations as Record<string, unknown>)[hint];
+      if (value !== undefined && typeof value !== 'boolean') {
+        throw decoratorError(`@Tool() on ${where}: annotations.${hint} must be a boolean`);
+      }
+    }
+  }
+  if (options.icons !== undefined && !Array.isArray(options.icons)) {
+    throw decoratorError(
+      `@Tool() on ${where}: 'icons' must be an array of { src, mimeType?, sizes?, theme? }`,
+    );
+  }
+}
+
+/**
+ * Exposes a method as an MCP tool. Its arguments come from `@Args()`, the request context from
+ * `@Ctx()`. A returned string becomes text content, a thrown `Error` a result with
+ * `isError: true`, a thrown `McpError` a JSON-RPC error.
+ *
+ * @example
+ * ```ts
+ * @Tool({ description: 'Search notes by text', annotations: { readOnlyHint: true } })
+ * search(@Args() input: SearchNotes) { ... }
+ * ```
+ */
+export function Tool(options: ToolOptions = {}): MethodDecorator {
+  return (target, propertyKey, descriptor) => {
+    const where = memberName(target, propertyKey);
+    if (typeof target === 'function') {
+      throw decoratorError(`@Tool() on ${where}: tools must be instance methods, not static ones`);
+    }
+    if (typeof propertyKey !== 'string') {
+      throw decoratorError(`@Tool() on ${where}: tool methods must have string names, not symbols`);
+    }
+    if (typeof descriptor?.value !== 'function') {
+      throw decoratorError(`@Tool() on ${where}: @Tool() decorates methods, and ${where} is not a method`);
+    }
+    checkOptions(where, options);
+    const existing: ToolDescriptor[] = Reflect.getOwnMetadata(TOOLS_METADATA, target) ?? [];
+    Reflect.defineMetadata(TOOLS_METADATA, [...existing, Object.freeze({ propertyKey, options })], target);
+  };
+}

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+
+/**
+ * Metadata keys of the schema layer (STYLE §3), read through the typed getters below.
+ * `@Description` writes them; `jsonSchemaFromClass` and the tool scanner read them.
+ */
+
+/** The description of a class, or of one of its members (property or method). */
+export const DESCRIPTION_METADATA = Symbol('gantry:description');
+/** Parameter index → description, per method (or per constructor, on the class). */
+export const PARAMETER_DESCRIPTIONS_METADATA = Symbol('gantry:parameter-descriptions');
+
+/**
+ * The `@Description` text of a class (`getDescription(Class)`) or of a member
+ * (`getDescription(Class.prototype, 'query')`). Inherited descriptions are found too.
+ */
+export function getDescription(target: object, propertyKey?: string | symbol): string | undefined {
+  const text: unknown =
+    propertyKey === undefined
+      ? Reflect.getMetadata(DESCRIPTION_METADATA, target)
+      : Reflect.getMetadata(DESCRIPTION_METADATA, target, propertyKey);
+  return typeof text === 'string' ? text : undefined;
+}
+
+/** The `@Description` texts of a method's parameters (or a constructor's, with no `propertyKey`). */
+export function getParameterDescriptions(
+  target: object,
+  propertyKey?: string | symbol,
+): ReadonlyMap<number, string> | undefined {
+  const descriptions: unknown =
+    propertyKey === undefined
+      ? Reflect.getMetadata(PARAMETER_DESCRIPTIONS_METADATA, target)
+      : Reflect.getMetadata(PARAMETER_DESCRIPTIONS_METADATA, target, propertyKey);
+  return descriptions instanceof Map ? (descriptions as ReadonlyMap<number, string>) : undefined;
+}

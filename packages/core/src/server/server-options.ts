@@ -1,0 +1,26 @@
+import type { Icon } from '@gantry/protocol';
+import type { Logger } from '../logger';
+
+/** What `GantryFactory.create` takes besides the root module. */
+export interface GantryServerOptions {
+  /** `serverInfo.name`. */
+  name: string;
+  /** `serverInfo.version`. */
+  version: string;
+  /** `serverInfo.title` (2025-06-18+). */
+  title?: string;
+  /** `serverInfo.description` (2025-11-25). */
+  description?: string;
+  /** `serverInfo.websiteUrl` (2025-11-25). */
+  websiteUrl?: string;
+  /** `serverInfo.icons` (2025-11-25). */
+  icons?: Icon[];
+  /** Usage hints for the model, returned by `initialize`. */
+  instructions?: string;
+  /** Items per page of list results; default 100. */
+  pageSize?: number;
+  /** Timeout of requests the server sends to clients; default 60 s. */
+  requestTimeoutMs?: number;
+  /** Gantry's own diagnostics; default a stderr logger. `false` silences it. */
+  logger?: Logger | false;
+}

@@ -1,0 +1,146 @@
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type InboundRequest,
+  type InitializeResult,
+  InvalidParamsError,
+  InvalidRequestError,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  Method,
+  MethodNotFoundError,
+  negotiateProtocolVersion,
+  Peer,
+  type RequestParams,
+  type Result,
+  type Transport,
+} from '@gantry/protocol';
+import type { SessionInfo } from '../context/mcp-context';
+import type { GantryServer } from './gantry-server';
+
+type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
+
+const EMPTY_RESULT: Result = Object.freeze({}) as Result;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * One client connection in the session era: the `initialize` handshake, the negotiated
+ * version and capabilities, and dispatch of every later request through the server's method
+ * table. On stdio the process is the session.
+ */
+export class ServerSession implements SessionInfo {
+  readonly peer: Peer;
+  private state: SessionState = 'awaiting-initialize';
+  private initializedNotified = false;
+  protocolVersion = '';
+  behaviourVersion = '';
+  clientInfo: Implementation = { name: '', version: '' };
+  clientCapabilities: ClientCapabilities = {};
+  private readonly closeListeners = new Set<() => void>();
+
+  constructor(private readonly server: GantryServer) {
+    this.peer = new Peer({
+      onRequest: (request, inbound) => this.handle(request, inbound),
+      onNotification: (notification) => this.notification(notification),
+      // 2025-03-26 is the only revision with JSON-RPC batches.
+      acceptBatch: () => this.state === 'ready' && this.behaviourVersion === '2025-03-26',
+      onError: (error) => server.logger.error('Connection error:', error),
+      onClose: () => this.closed(),
+      requestTimeoutMs: server.requestTimeoutMs,
+    });
+  }
+
+  /** Starts serving on `transport`. */
+  async connect(transport: Transport): Promise<void> {
+    await this.peer.connect(transport);
+  }
+
+  /** True once `initialize` was answered. */
+  get isInitialized(): boolean {
+    return this.state === 'ready';
+  }
+
+  /** True once the client sent `notifications/initialized`. */
+  get clientReady(): boolean {
+    return this.initializedNotified;
+  }
+
+  /** Ends the connection; in-flight handlers are aborted and their responses dropped. */
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+
+  /** Calls `listener` once when the connection closes. */
+  onClose(listener: () => void): void {
+    if (this.state === 'closed') listener();
+    else this.closeListeners.add(listener);
+  }
+
+  private handle(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
+    const method = request.method;
+    if (this.state !== 'ready') {
+      if (method === Method.Initialize) return this.initialize(request.params);
+      // 2025-11-25 lifecycle: only ping may precede the initialize response.
+      if (method === Method.Ping) return EMPTY_RESULT;
+      throw new InvalidRequestError(
+        `Invalid request: "${method}" was sent before initialization; send "initialize" first`,
+      );
+    }
+    const handler = this.server.methods.get(method);
+    if (handler) return handler(request.params, inbound, this);
+    if (method === Method.Initialize) {
+      throw new InvalidRequestError(
+        'Invalid request: the session is already initialized; "initialize" may be sent only once',
+      );
+    }
+    throw new MethodNotFoundError(`Method not found: ${method}`, { method });
+  }
+
+  private initialize(params: RequestParams | undefined): InitializeResult {
+    if (!isObject(params)) {
+      throw new InvalidParamsError(
+        'Invalid params: initialize needs { protocolVersion, capabilities, clientInfo }',
+      );
+    }
+    if (typeof params.protocolVersion !== 'string') {
+      throw new InvalidParamsError('Invalid params: initialize needs "protocolVersion" as a string');
+    }
+    if (!isObject(params.capabilities)) {
+      throw new InvalidParamsError('Invalid params: initialize needs "capabilities" as an object');
+    }
+    const clientInfo = params.clientInfo;
+    if (
+      !isObject(clientInfo) ||
+      typeof clientInfo.name !== 'string' ||
+      typeof clientInfo.version !== 'string'
+    ) {
+      throw new InvalidParamsError(
+        'Invalid params: initialize needs "clientInfo" with string "name" and "version"',
+      );
+    }
+    const negotiated = negotiateProtocolVersion(params.protocolVersion);
+    this.protocolVersion = negotiated.answered;
+    this.behaviourVersion = negotiated.behaviour;
+    this.clientInfo = clientInfo as unknown as Implementation;
+    this.clientCapabilities = params.capabilities as ClientCapabilities;
+    this.state = 'ready';
+    return this.server.initializeResult(negotiated.answered);
+  }
+
+  private notification(notification: JSONRPCNotification): void {
+    if (notification.method === Method.Initialized) {
+      this.initializedNotified = true;
+      return;
+    }
+    this.server.notificationHandlers.get(notification.method)?.(notification, this);
+  }
+
+  private closed(): void {
+    this.state = 'closed';
+    for (const listener of this.closeListeners) listener();
+    this.closeListeners.clear();
+  }
+}

@@ -1,0 +1,85 @@
+import { PassThrough } from 'node:stream';
+import { type GantryApplication, stdio } from '@gantry/core';
+
+/** A raw line-level connection to an app through its real stdio transport. */
+export interface Wire {
+  /** Writes raw bytes or a line (a newline is added to strings without one). */
+  send(raw: string | Buffer | object): void;
+  /** The next line the server wrote, parsed. Fails after `timeoutMs`. */
+  next(timeoutMs?: number): Promise<any>;
+  /** Resolves to true if nothing arrives within `ms` (for "never answered" checks). */
+  silentFor(ms: number): Promise<boolean>;
+  /** Ends the input stream, as a client closing stdin does. */
+  end(): void;
+}
+
+export async function openWire(
+  app: GantryApplication,
+  options: { maxLineBytes?: number } = {},
+): Promise<Wire> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  await app.listen(stdio({ input, output, closeOnEnd: false, ...options }));
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  let buffered = '';
+  output.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let newline = buffered.indexOf('\n');
+    while (newline !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+      newline = buffered.indexOf('\n');
+    }
+  });
+  return {
+    send(raw) {
+      if (Buffer.isBuffer(raw)) input.write(raw);
+      else if (typeof raw === 'string') input.write(raw.endsWith('\n') ? raw : `${raw}\n`);
+      else input.write(`${JSON.stringify(raw)}\n`);
+    },
+    next(timeoutMs = 5000) {
+      const line = lines.shift();
+      if (line !== undefined) return Promise.resolve(JSON.parse(line));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no line from the server within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push((l) => {
+          clearTimeout(timer);
+          resolve(JSON.parse(l));
+        });
+      });
+    },
+    async silentFor(ms) {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return lines.length === 0;
+    },
+    end() {
+      input.end();
+    },
+  };
+}
+
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'wire-test', version: '1.0.0' },
+  },
+};
+
+/** Sends initialize + initialized and returns the initialize response. */
+export async function handshake(wire: Wire, protocolVersion = '2025-11-25'): Promise<any> {
+  wire.send({ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion } });
+  const response = await wire.next();
+  wire.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return response;
+}

@@ -1,0 +1,8 @@
+export {
+  OverrideBy,
+  Test,
+  type TestingCompileOptions,
+  TestingModule,
+  TestingModuleBuilder,
+  type TestingModuleMetadata,
+} from './testing-module';
