@@ -73,7 +73,12 @@ export interface RatioRow {
   gantryOverFloor: number | null;
   gantryOverFloorRounds: number[] | null;
   target: string | null;
-  met: boolean | null;
+  /**
+   * `met`/`missed`: the ratio of medians and every round's ratio are on the same side of the
+   * target; `unclear`: the rounds disagree, so one run does not decide; null: no target or
+   * a server is missing.
+   */
+  verdict: 'met' | 'missed' | 'unclear' | null;
 }
 
 export function computeRatios(results: BenchResults): RatioRow[] {
@@ -95,21 +100,27 @@ export function computeRatios(results: BenchResults): RatioRow[] {
       gantryOverFloor: over('floor', key),
       gantryOverFloorRounds: overRounds('floor', key),
       target: null,
-      met: null,
+      verdict: null,
     };
     const target = TARGETS.find((candidate) => candidate.metric === key);
     if (target !== undefined) {
       row.target = target.text;
-      const ratio = target.versus === 'sdk' ? row.gantryOverSdk : row.gantryOverFloor;
-      if (ratio !== null) {
-        row.met =
-          (target.atLeast === undefined || ratio >= target.atLeast) &&
-          (target.atMost === undefined || ratio <= target.atMost);
+      const versusSdk = target.versus === 'sdk';
+      const ratio = versusSdk ? row.gantryOverSdk : row.gantryOverFloor;
+      const rounds = versusSdk ? row.gantryOverSdkRounds : row.gantryOverFloorRounds;
+      if (ratio !== null && rounds !== null) {
+        const meets = (value: number) =>
+          (target.atLeast === undefined || value >= target.atLeast) &&
+          (target.atMost === undefined || value <= target.atMost);
+        const outcomes = new Set([ratio, ...rounds].map(meets));
+        row.verdict = outcomes.size > 1 ? 'unclear' : meets(ratio) ? 'met' : 'missed';
       }
     }
     return row;
   });
 }
+
+const VERDICT_TEXT = { met: 'met', missed: 'MISSED', unclear: 'unclear (rounds disagree)' } as const;
 
 function formatNumber(value: number, digits: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -168,13 +179,13 @@ export function renderReport(results: BenchResults): string {
     return `${value.toFixed(2)}× (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
   };
   const ratios = table([
-    ['metric', 'gantry/sdk', 'gantry/floor', 'target', 'met'],
+    ['metric', 'gantry/sdk', 'gantry/floor', 'target', 'verdict'],
     ...computeRatios(results).map((row) => [
       METRICS.find((metric) => metric.key === row.metric)!.label,
       ratio(row.gantryOverSdk, row.gantryOverSdkRounds),
       ratio(row.gantryOverFloor, row.gantryOverFloorRounds),
       row.target ?? '',
-      row.met === null ? (row.target === null ? '' : '—') : row.met ? 'yes' : 'NO',
+      row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
     ]),
   ]);
 

@@ -1,7 +1,7 @@
-import { plainToInstance } from 'class-transformer';
-import { type ValidationError, type ValidatorOptions, validate, validateSync } from 'class-validator';
+import type { ValidationError, ValidatorOptions } from 'class-validator';
 import type { DtoModel } from './dto-model';
 import { constraintsOf, NESTED_VALIDATION } from './metadata-sources';
+import { classTransformer, classValidator } from './peer-libraries';
 import {
   type ArgsValidator,
   indexPath,
@@ -13,13 +13,13 @@ import {
 } from './validation-issue';
 
 /** Unknown properties are errors (`property x should not exist`), as MCP tools declare `additionalProperties: false`. */
-export const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
+const VALIDATOR_OPTIONS: ValidatorOptions = Object.freeze({
   whitelist: true,
   forbidNonWhitelisted: true,
 });
 
 /** Flattens class-validator's error tree into issues, one per failed constraint, in its order. */
-export function issuesFromErrors(
+function issuesFromErrors(
   errors: readonly ValidationError[],
   parentPath = '',
   parentIsArray = false,
@@ -43,7 +43,7 @@ export function issuesFromErrors(
 }
 
 /** True when some constraint of the class (or of a nested class) validates asynchronously. */
-export function needsAsync(model: DtoModel, seen: Set<DtoModel> = new Set()): boolean {
+function needsAsync(model: DtoModel, seen: Set<DtoModel> = new Set()): boolean {
   if (seen.has(model)) return false;
   seen.add(model);
   return model.properties.some(
@@ -80,7 +80,7 @@ export function compileClassValidatorPath<T>(model: DtoModel): ArgsValidator<T> 
       if (!isArgumentsObject(plain)) return notAnObject();
       let instance: T;
       try {
-        instance = plainToInstance(dto, plain);
+        instance = classTransformer().plainToInstance(dto, plain);
       } catch (error) {
         // class-transformer throws on some odd shapes (an untyped nested object whose
         // "constructor" key holds a non-class value): report it as invalid arguments.
@@ -88,8 +88,10 @@ export function compileClassValidatorPath<T>(model: DtoModel): ArgsValidator<T> 
         return { ok: false, issues: [{ path: '', message: `arguments could not be converted: ${reason}` }] };
       }
       if (isAsync)
-        return validate(instance as object, VALIDATOR_OPTIONS).then((errors) => outcome(instance, errors));
-      return outcome(instance, validateSync(instance as object, VALIDATOR_OPTIONS));
+        return classValidator()
+          .validate(instance as object, VALIDATOR_OPTIONS)
+          .then((errors) => outcome(instance, errors));
+      return outcome(instance, classValidator().validateSync(instance as object, VALIDATOR_OPTIONS));
     },
   };
 }

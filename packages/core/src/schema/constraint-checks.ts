@@ -1,5 +1,5 @@
-import { isDateString, isEmail, isISO8601, isNumber, isURL, isUUID } from 'class-validator';
 import type { ConstraintMetadata, ValidationMetadata } from './metadata-sources';
+import { classValidator } from './peer-libraries';
 
 /**
  * Plain checks for class-validator's built-ins, with the exact semantics of the validator each
@@ -59,7 +59,15 @@ export function messageBuilder(
   const instance = constraint?.instance as
     | { defaultMessage?: (args: MessageArguments) => string }
     | undefined;
+  const custom = metadata.message;
+  // The built-ins' default messages depend on the value only for @Length() (which bound
+  // failed), and the object is always of one class: such messages are worded once, at first failure.
+  const constant = custom
+    ? typeof custom === 'string' && !custom.includes('$value')
+    : metadata.name !== 'isLength';
+  let worded: string | undefined;
   return (object, value) => {
+    if (worded !== undefined) return worded;
     const args: MessageArguments = {
       targetName: object.constructor ? object.constructor.name : undefined,
       property: metadata.propertyName,
@@ -67,10 +75,11 @@ export function messageBuilder(
       value,
       constraints: metadata.constraints,
     };
-    let message: unknown = metadata.message || '';
-    if (!metadata.message && typeof instance?.defaultMessage === 'function')
-      message = instance.defaultMessage(args);
-    return replaceTokens(message, args);
+    let message: unknown = custom || '';
+    if (!custom && typeof instance?.defaultMessage === 'function') message = instance.defaultMessage(args);
+    const text = replaceTokens(message, args);
+    if (constant) worded = text;
+    return text;
   };
 }
 
@@ -79,7 +88,7 @@ export function messageBuilder(
  * presentation sequences (a character followed by U+FE0E/U+FE0F), each counted as in its
  * two global regular expressions.
  */
-export function visibleLength(text: string): number {
+function visibleLength(text: string): number {
   const n = text.length;
   let i = 0;
   while (i < n && text.charCodeAt(i) < 0xd800) i++;
@@ -137,7 +146,7 @@ function builtinTest(name: string | undefined, constraints: readonly unknown[]):
     case 'isNumber':
       return defaultNumberOptions(a)
         ? (v) => typeof v === 'number' && Number.isFinite(v)
-        : (v) => isNumber(v, a as {});
+        : (v) => classValidator().isNumber(v, a as {});
     case 'isInt':
       return (v) => typeof v === 'number' && Number.isInteger(v);
     case 'isBoolean':
@@ -177,15 +186,15 @@ function builtinTest(name: string | undefined, constraints: readonly unknown[]):
     case 'matches':
       return matchesTest(a, b);
     case 'isEmail':
-      return (v) => isEmail(v, a as {});
+      return (v) => classValidator().isEmail(v, a as {});
     case 'isUrl':
-      return (v) => isURL(v as string, a as {});
+      return (v) => classValidator().isURL(v as string, a as {});
     case 'isUuid':
-      return (v) => isUUID(v, a as 4);
+      return (v) => classValidator().isUUID(v, a as 4);
     case 'isDateString':
-      return (v) => isDateString(v, a as {});
+      return (v) => classValidator().isDateString(v, a as {});
     case 'isIso8601':
-      return (v) => isISO8601(v, a as {});
+      return (v) => classValidator().isISO8601(v, a as {});
     case 'isNotEmpty':
       return (v) => v !== '' && v !== null && v !== undefined;
     case 'isArray':

@@ -179,7 +179,10 @@ function checkInstance(
 
 // ---------------------------------------------------------------- compilation
 
-/** The class's prototype chain must not add enumerable or accessor keys class-transformer would trip on. */
+/**
+ * class-transformer skips a key the class already has as a method or a prototype property
+ * (a getter, say): such classes keep to the baseline.
+ */
 function plainPrototype(dto: Function, names: readonly string[]): boolean {
   const sample = new (dto as new () => Record<string, unknown>)();
   return names.every(
@@ -196,7 +199,7 @@ function extendsArray(type: unknown): boolean {
   return false;
 }
 
-function compileProperty(property: PropertyModel, compileNode: (model: DtoModel) => FastNode | null) {
+function compileProperty(property: PropertyModel): FastProperty | null {
   const checks: CompiledCheck[] = [];
   const seen = new Set<string | undefined>();
   let optional = false;
@@ -213,7 +216,7 @@ function compileProperty(property: PropertyModel, compileNode: (model: DtoModel)
       optional = true;
     } else if (metadata.type === NESTED_VALIDATION) {
       if (nested !== null || !property.nested) return null;
-      const node = compileNode(property.nested);
+      const node = compileFastNode(property.nested);
       if (node === null) return null;
       const message: MessageBuilder = messageBuilder(metadata);
       nested = { node, message: (value) => message(metadata.target as object, value) };
@@ -236,25 +239,21 @@ function compileProperty(property: PropertyModel, compileNode: (model: DtoModel)
   }
   const node = nested?.node;
   const convert = node ? (raw: unknown) => convertTyped(node, raw) : copyUntyped;
-  return { name: property.name, optional, checks, nested, convert } satisfies FastProperty;
+  return { name: property.name, optional, checks, nested, convert };
 }
 
-function compileFastNode(model: DtoModel, nodes: Map<DtoModel, FastNode | null>): FastNode | null {
-  if (nodes.has(model)) return nodes.get(model)!;
-  nodes.set(model, null);
+function compileFastNode(model: DtoModel): FastNode | null {
   const names = model.properties.map((p) => p.name);
   if (hasTransformerShaping(model.dto, names) || !plainPrototype(model.dto, names)) return null;
   const known: Record<string, FastProperty> = Object.create(null);
   const properties: FastProperty[] = [];
   for (const property of model.validationOrder) {
-    const compiled = compileProperty(property, (child) => compileFastNode(child, nodes));
+    const compiled = compileProperty(property);
     if (compiled === null) return null;
     known[property.name] = compiled;
     properties.push(compiled);
   }
-  const node: FastNode = { ctor: model.dto, known, properties };
-  nodes.set(model, node);
-  return node;
+  return { ctor: model.dto, known, properties };
 }
 
 /**
@@ -263,7 +262,7 @@ function compileFastNode(model: DtoModel, nodes: Map<DtoModel, FastNode | null>)
  * `@Type` conversions, accessors…).
  */
 export function compileFastPath<T>(model: DtoModel, fallback: ArgsValidator<T>): ArgsValidator<T> | null {
-  const node = compileFastNode(model, new Map());
+  const node = compileFastNode(model);
   if (node === null) return null;
   const empty = Object.freeze({});
   return {

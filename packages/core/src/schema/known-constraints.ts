@@ -66,7 +66,7 @@ function format(decorator: string, name: string): KnownConstraint {
 }
 
 /** The JSON type of a list of enum values, when they share one. */
-export function typeOfValues(values: readonly unknown[]): JsonType | undefined {
+function typeOfValues(values: readonly unknown[]): JsonType | undefined {
   if (values.length === 0) return undefined;
   if (values.every((v) => typeof v === 'string')) return 'string';
   if (values.every((v) => typeof v === 'number'))

@@ -1,6 +1,6 @@
-import { TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformerMetadataStorage } from 'class-transformer/types/MetadataStorage';
-import { getMetadataStorage, type MetadataStorage, ValidationTypes } from 'class-validator';
+import type { MetadataStorage } from 'class-validator';
+import { classValidator, transformerStorage } from './peer-libraries';
 
 /**
  * Access to the two metadata stores a DTO's decorators write to: class-validator's
@@ -15,35 +15,33 @@ export type ConstraintMetadata = ReturnType<MetadataStorage['getTargetValidatorC
 /** What `@Type(() => Class)` records. */
 export type TypeMetadata = ReturnType<TransformerMetadataStorage['findTypeMetadata']>;
 
-// `class-transformer/cjs/storage` is the very module `plainToInstance` reads (Node resolves
-// `class-transformer` to its CommonJS build), so the metadata seen here is the metadata used.
-const transformerStorage: TransformerMetadataStorage = (
-  require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerMetadataStorage }
-).defaultMetadataStorage;
-
 /**
  * The metadata class-validator applies to an instance of `dto` (own and inherited), in the order
  * it applies them; the same call `validate()` makes, without groups.
  */
 export function validationMetadatasOf(dto: Function): ValidationMetadata[] {
-  return getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false);
+  return classValidator()
+    .getMetadataStorage()
+    .getTargetValidationMetadatas(dto, undefined as unknown as string, false, false);
 }
 
 /** The constraint implementations behind a custom-validation metadata (one for every built-in). */
 export function constraintsOf(metadata: ValidationMetadata): ConstraintMetadata[] {
-  return getMetadataStorage().getTargetValidatorConstraints(metadata.constraintCls);
+  return classValidator().getMetadataStorage().getTargetValidatorConstraints(metadata.constraintCls);
 }
 
 /** class-validator's grouping: property name → its metadata, keys in first-seen order. */
 export function groupByProperty(
   metadatas: readonly ValidationMetadata[],
 ): Record<string, ValidationMetadata[]> {
-  return getMetadataStorage().groupByPropertyName(metadatas as ValidationMetadata[]);
+  return classValidator()
+    .getMetadataStorage()
+    .groupByPropertyName(metadatas as ValidationMetadata[]);
 }
 
 /** The `@Type()` of a property, own or inherited. */
 export function typeMetadataOf(dto: Function, property: string): TypeMetadata | undefined {
-  return transformerStorage.findTypeMetadata(dto, property);
+  return transformerStorage().findTypeMetadata(dto, property);
 }
 
 /**
@@ -51,13 +49,17 @@ export function typeMetadataOf(dto: Function, property: string): TypeMetadata | 
  * `@Expose`/`@Exclude` on the class, or `@Transform` on one of the properties.
  */
 export function hasTransformerShaping(dto: Function, properties: readonly string[]): boolean {
-  if (transformerStorage.getStrategy(dto) !== 'none') return true;
-  if (transformerStorage.getExposedMetadatas(dto).length > 0) return true;
-  if (transformerStorage.getExcludedMetadatas(dto).length > 0) return true;
+  if (transformerStorage().getStrategy(dto) !== 'none') return true;
+  if (transformerStorage().getExposedMetadatas(dto).length > 0) return true;
+  if (transformerStorage().getExcludedMetadatas(dto).length > 0) return true;
   return properties.some(
     (property) =>
-      transformerStorage.findTransformMetadatas(dto, property, TransformationType.PLAIN_TO_CLASS).length > 0,
+      transformerStorage().findTransformMetadatas(dto, property, 0 /* TransformationType.PLAIN_TO_CLASS */)
+        .length > 0,
   );
 }
 
-export const { CONDITIONAL_VALIDATION, CUSTOM_VALIDATION, NESTED_VALIDATION } = ValidationTypes;
+// class-validator's ValidationTypes, spelled out so that reading them does not load the library.
+export const CONDITIONAL_VALIDATION = 'conditionalValidation';
+export const CUSTOM_VALIDATION = 'customValidation';
+export const NESTED_VALIDATION = 'nestedValidation';

@@ -16,7 +16,7 @@ export interface ArgsValidator<T = unknown> {
 }
 
 /** The message for arguments that are not a JSON object (an array, a string, null…). */
-export const NOT_AN_OBJECT_MESSAGE = 'arguments must be an object';
+const NOT_AN_OBJECT_MESSAGE = 'arguments must be an object';
 
 /** A fresh outcome for arguments that are not an object (fresh, so a caller may keep or change it). */
 export function notAnObject(): { ok: false; issues: ValidationIssue[] } {
