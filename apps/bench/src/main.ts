@@ -1,5 +1,6 @@
-// `npm run bench`: stdio tools/call of an echo tool, Gantry against the official SDK and a
-// raw floor, each server a child process driven by the same pipe driver. See README.md.
+// `npm run bench`: stdio tools/call of an echo tool, Gantry (DTO and JSON Schema arguments)
+// against the official SDK and a raw floor, each server a child process driven by the same
+// pipe driver. See README.md.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import {
 } from './report';
 import { median } from './stats';
 
-const SERVER_NAMES = ['gantry', 'sdk', 'floor'] as const;
+const SERVER_NAMES = ['gantry', 'gantry-schema', 'sdk', 'floor'] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
 
 /** Durations and counts of one run; `--quick` is a smoke check, not a measurement. */
@@ -24,9 +25,10 @@ const NORMAL = { rounds: 3, warmupMs: 1000, durationMs: 3000, sliceMs: 250, inFl
 const QUICK = { rounds: 1, warmupMs: 200, durationMs: 500, sliceMs: 100, inFlight: 64, coldSpawns: 3 };
 type Settings = typeof NORMAL;
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only gantry,sdk,floor] [--json] [--no-pin]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only gantry,gantry-schema,sdk,floor] [--json] [--no-pin]
   --quick   short durations and one round: a smoke check, not a measurement
-  --only    the servers to run, comma-separated (default: all three)
+  --only    the servers to run, comma-separated (default: all four; gantry takes a class-validator
+            DTO, gantry-schema a plain JSON Schema)
   --json    print the results as JSON instead of tables (progress still goes to stderr)
   --no-pin  do not pin driver and server to one CPU for the sequential measurement`;
 
@@ -61,7 +63,7 @@ function parseServerList(list: string): ServerName[] {
   if (names.length === 0 || unknown.length > 0) {
     throw new Error(`--only takes a comma-separated list of ${SERVER_NAMES.join(', ')}; got '${list}'`);
   }
-  // Keep the canonical order so tables always read gantry, sdk, floor.
+  // Keep the canonical order so tables always read gantry, gantry-schema, sdk, floor.
   return SERVER_NAMES.filter((name) => names.includes(name));
 }
 
@@ -87,7 +89,7 @@ async function runRound(
   results: Map<string, ServerResults>,
 ) {
   const rounds = (name: string) => results.get(name)!.rounds;
-  const line = (name: string, text: string) => progress(`  ${name.padEnd(7)} ${text}`);
+  const line = (name: string, text: string) => progress(`  ${name.padEnd(13)} ${text}`);
 
   for (const [name, rate] of await measurePipelined(specs, settings)) {
     rounds(name).pipelined.push(rate);

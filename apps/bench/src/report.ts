@@ -27,12 +27,23 @@ interface Target {
   readonly text: string;
 }
 
-/** The goals Gantry is held to; a ratio is gantry's value divided by the other server's. */
+/** The goals each Gantry variant is held to; a ratio is its value divided by the other server's. */
 const TARGETS: readonly Target[] = [
   { metric: 'pipelined', versus: 'sdk', atLeast: 2, text: 'gantry ≥ 2× sdk' },
   { metric: 'sequential', versus: 'floor', atLeast: 0.9, text: 'gantry ≥ 0.9× floor' },
   { metric: 'coldStart', versus: 'sdk', atMost: 0.7, text: 'gantry ≤ 0.7× sdk' },
 ];
+
+/** The Gantry servers that get ratio rows, and how the tables name them. */
+export const GANTRY_VARIANTS: Readonly<Record<string, string>> = {
+  gantry: 'gantry (DTO)',
+  'gantry-schema': 'gantry (JSON Schema)',
+};
+
+/** How the tables name a server: Gantry variants by their argument style, the others as is. */
+function label(name: string): string {
+  return GANTRY_VARIANTS[name] ?? name;
+}
 
 export interface ServerResults {
   /** One value per round (cold start: the median of that round's spawns). */
@@ -66,12 +77,14 @@ export interface BenchResults {
 }
 
 export interface RatioRow {
+  /** The Gantry variant (a key of GANTRY_VARIANTS) whose value is divided. */
+  server: string;
   metric: MetricKey;
   /** The ratio of the medians, and the ratio in each round (both servers measured in turn). */
-  gantryOverSdk: number | null;
-  gantryOverSdkRounds: number[] | null;
-  gantryOverFloor: number | null;
-  gantryOverFloorRounds: number[] | null;
+  overSdk: number | null;
+  overSdkRounds: number[] | null;
+  overFloor: number | null;
+  overFloorRounds: number[] | null;
   target: string | null;
   /**
    * `met`/`missed`: the ratio of medians and every round's ratio are on the same side of the
@@ -81,43 +94,48 @@ export interface RatioRow {
   verdict: 'met' | 'missed' | 'unclear' | null;
 }
 
+/** One row per metric for each Gantry variant in the run, variant by variant. */
 export function computeRatios(results: BenchResults): RatioRow[] {
-  const gantry = results.servers.gantry;
-  const over = (name: string, key: MetricKey) => {
-    const other = results.servers[name];
-    return gantry === undefined || other === undefined ? null : gantry.median[key] / other.median[key];
+  const variants = Object.keys(GANTRY_VARIANTS).filter((name) => results.servers[name] !== undefined);
+  return variants.flatMap((name) => METRICS.map(({ key }) => ratioRow(results, name, key)));
+}
+
+function ratioRow(results: BenchResults, name: string, key: MetricKey): RatioRow {
+  const gantry = results.servers[name];
+  const over = (versus: string) => {
+    const other = results.servers[versus];
+    return other === undefined ? null : gantry.median[key] / other.median[key];
   };
-  const overRounds = (name: string, key: MetricKey) => {
-    const other = results.servers[name];
-    if (gantry === undefined || other === undefined) return null;
+  const overRounds = (versus: string) => {
+    const other = results.servers[versus];
+    if (other === undefined) return null;
     return gantry.rounds[key].map((value, round) => value / other.rounds[key][round]);
   };
-  return METRICS.map(({ key }) => {
-    const row: RatioRow = {
-      metric: key,
-      gantryOverSdk: over('sdk', key),
-      gantryOverSdkRounds: overRounds('sdk', key),
-      gantryOverFloor: over('floor', key),
-      gantryOverFloorRounds: overRounds('floor', key),
-      target: null,
-      verdict: null,
-    };
-    const target = TARGETS.find((candidate) => candidate.metric === key);
-    if (target !== undefined) {
-      row.target = target.text;
-      const versusSdk = target.versus === 'sdk';
-      const ratio = versusSdk ? row.gantryOverSdk : row.gantryOverFloor;
-      const rounds = versusSdk ? row.gantryOverSdkRounds : row.gantryOverFloorRounds;
-      if (ratio !== null && rounds !== null) {
-        const meets = (value: number) =>
-          (target.atLeast === undefined || value >= target.atLeast) &&
-          (target.atMost === undefined || value <= target.atMost);
-        const outcomes = new Set([ratio, ...rounds].map(meets));
-        row.verdict = outcomes.size > 1 ? 'unclear' : meets(ratio) ? 'met' : 'missed';
-      }
+  const row: RatioRow = {
+    server: name,
+    metric: key,
+    overSdk: over('sdk'),
+    overSdkRounds: overRounds('sdk'),
+    overFloor: over('floor'),
+    overFloorRounds: overRounds('floor'),
+    target: null,
+    verdict: null,
+  };
+  const target = TARGETS.find((candidate) => candidate.metric === key);
+  if (target !== undefined) {
+    row.target = target.text;
+    const versusSdk = target.versus === 'sdk';
+    const ratio = versusSdk ? row.overSdk : row.overFloor;
+    const rounds = versusSdk ? row.overSdkRounds : row.overFloorRounds;
+    if (ratio !== null && rounds !== null) {
+      const meets = (value: number) =>
+        (target.atLeast === undefined || value >= target.atLeast) &&
+        (target.atMost === undefined || value <= target.atMost);
+      const outcomes = new Set([ratio, ...rounds].map(meets));
+      row.verdict = outcomes.size > 1 ? 'unclear' : meets(ratio) ? 'met' : 'missed';
     }
-    return row;
-  });
+  }
+  return row;
 }
 
 const VERDICT_TEXT = { met: 'met', missed: 'MISSED', unclear: 'unclear (rounds disagree)' } as const;
@@ -126,13 +144,15 @@ function formatNumber(value: number, digits: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-/** Left-aligns the first column and right-aligns the others. */
-function table(rows: readonly string[][]): string {
+/** Left-aligns the first `leftColumns` columns and right-aligns the others. */
+function table(rows: readonly string[][], leftColumns = 1): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows
     .map((row) =>
       row
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+        .map((cell, column) =>
+          column < leftColumns ? cell.padEnd(widths[column]) : cell.padStart(widths[column]),
+        )
         .join('   ')
         .trimEnd(),
     )
@@ -157,7 +177,7 @@ export function renderReport(results: BenchResults): string {
   const medians = table([
     ['server', ...METRICS.map((metric) => `${metric.label} (${metric.unit})`)],
     ...names.map((name) => [
-      name,
+      label(name),
       ...METRICS.map((metric) => formatNumber(results.servers[name].median[metric.key], metric.digits)),
     ]),
   ]);
@@ -165,7 +185,7 @@ export function renderReport(results: BenchResults): string {
   const spreads = table([
     ['server', ...METRICS.map((metric) => metric.label)],
     ...names.map((name) => [
-      name,
+      label(name),
       ...METRICS.map((metric) => {
         const rounds = results.servers[name].rounds[metric.key];
         return rounds.length < 2 ? '—' : `${(spread(rounds) * 100).toFixed(1)}%`;
@@ -178,16 +198,28 @@ export function renderReport(results: BenchResults): string {
     if (rounds.length < 2) return `${value.toFixed(2)}×`;
     return `${value.toFixed(2)}× (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
   };
-  const ratios = table([
-    ['metric', 'gantry/sdk', 'gantry/floor', 'target', 'verdict'],
-    ...computeRatios(results).map((row) => [
-      METRICS.find((metric) => metric.key === row.metric)!.label,
-      ratio(row.gantryOverSdk, row.gantryOverSdkRounds),
-      ratio(row.gantryOverFloor, row.gantryOverFloorRounds),
-      row.target ?? '',
-      row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
-    ]),
-  ]);
+  const rows = computeRatios(results);
+  const ratios =
+    rows.length === 0
+      ? '(no Gantry server in this run)'
+      : table(
+          [
+            ['gantry variant', 'metric', '÷ sdk', '÷ floor', 'target', 'verdict'],
+            ...rows.flatMap((row, index) => {
+              const first = index === 0 || rows[index - 1].server !== row.server;
+              const cells = [
+                first ? GANTRY_VARIANTS[row.server] : '',
+                METRICS.find((metric) => metric.key === row.metric)!.label,
+                ratio(row.overSdk, row.overSdkRounds),
+                ratio(row.overFloor, row.overFloorRounds),
+                row.target ?? '',
+                row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
+              ];
+              return first && index > 0 ? [cells.map(() => ''), cells] : [cells];
+            }),
+          ],
+          2,
+        );
 
   return [
     header,
@@ -198,7 +230,7 @@ export function renderReport(results: BenchResults): string {
     'Spread between rounds (max/min − 1)',
     spreads,
     '',
-    'Ratios of medians (gantry ÷ other), with the lowest–highest ratio of a single round in brackets;',
+    'Ratios of medians (each Gantry variant ÷ sdk, ÷ floor), with the lowest–highest ratio of a single round in brackets;',
     'throughput: higher is better; latency and cold start: lower is better',
     ratios,
   ].join('\n');

@@ -1,7 +1,9 @@
 import { Description } from '@gantry/core';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -10,6 +12,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateNested,
 } from 'class-validator';
 
 export class CreateNote {
@@ -56,4 +59,31 @@ export class SearchNotes {
   @Max(100)
   @Description('At most this many notes, newest first')
   limit = 10;
+}
+
+export class NoteSummary {
+  @IsString() id!: string;
+  @IsString() title!: string;
+  @IsArray() @IsString({ each: true }) tags!: string[];
+  @IsString() @Description('ISO 8601 time of the last change') updatedAt!: string;
+}
+
+export class SearchResult {
+  @IsInt() @Min(0) count!: number;
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => NoteSummary)
+  notes!: NoteSummary[];
+}
+
+export class SummarizeNote {
+  @IsString()
+  @Description('The id of the note to summarize')
+  id!: string;
+
+  @IsOptional()
+  @IsIn(['bullets', 'paragraph', 'tweet'])
+  @Description('How the summary should read: bullets, paragraph or tweet')
+  style = 'bullets';
 }

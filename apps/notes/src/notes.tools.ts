@@ -1,19 +1,16 @@
-import { Args, Injectable, Tool } from '@gantry/core';
-import { CreateNote, NoteId, SearchNotes } from './notes.dto';
+import { Args, Ctx, Injectable, type McpContext, Tool } from '@gantry/core';
+import { CreateNote, NoteId, SearchNotes, SearchResult } from './notes.dto';
 import { type Note, NotesRepository } from './notes.repository';
 
-function summary(note: Note) {
-  return { id: note.id, title: note.title, tags: note.tags, updatedAt: note.updatedAt };
-}
-
-/** The notes tools: create, read, search and delete. */
+/** The notes tools: create, read, search and delete. Changes are logged and announced. */
 @Injectable()
 export class NotesTools {
   constructor(private readonly notes: NotesRepository) {}
 
   @Tool({ description: 'Create a note and return its id', annotations: { destructiveHint: false } })
-  async createNote(@Args() input: CreateNote): Promise<string> {
+  async createNote(@Args() input: CreateNote, @Ctx() ctx: McpContext): Promise<string> {
     const note = await this.notes.create(input);
+    await this.announce(ctx, `created note ${note.id}`, note.id);
     return `Created note ${note.id}: ${note.title}`;
   }
 
@@ -24,15 +21,35 @@ export class NotesTools {
     return note;
   }
 
-  @Tool({ description: 'Search notes by words and tag, newest first', annotations: { readOnlyHint: true } })
-  async searchNotes(@Args() input: SearchNotes) {
+  @Tool({
+    description: 'Search notes by words and tag, newest first',
+    output: SearchResult,
+    annotations: { readOnlyHint: true },
+  })
+  async searchNotes(@Args() input: SearchNotes, @Ctx() ctx: McpContext): Promise<SearchResult> {
+    await ctx.progress(0, 2, 'searching');
     const found = await this.notes.search(input.query, { tag: input.tag, limit: input.limit });
-    return { count: found.length, notes: found.map(summary) };
+    await ctx.progress(1, 2, `found ${found.length}`);
+    const result = {
+      count: found.length,
+      notes: found.map((n) => ({ id: n.id, title: n.title, tags: n.tags, updatedAt: n.updatedAt })),
+    };
+    await ctx.progress(2, 2, 'done');
+    return result;
   }
 
   @Tool({ description: 'Delete a note by id', annotations: { destructiveHint: true, idempotentHint: true } })
-  async deleteNote(@Args() { id }: NoteId): Promise<string> {
+  async deleteNote(@Args() { id }: NoteId, @Ctx() ctx: McpContext): Promise<string> {
     if (!(await this.notes.delete(id))) throw new Error(`No note with id ${id}`);
+    await this.announce(ctx, `deleted note ${id}`, id);
     return `Deleted note ${id}`;
+  }
+
+  /** A log line, `resources/updated` for the note and the index, and `list_changed`. */
+  private async announce(ctx: McpContext, what: string, id: string): Promise<void> {
+    await ctx.log('info', { event: what, file: this.notes.file }, 'notes');
+    await ctx.resources.updated(`notes://${id}`);
+    await ctx.resources.updated('notes://index');
+    ctx.resources.listChanged();
   }
 }

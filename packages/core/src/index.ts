@@ -2,13 +2,24 @@ import 'reflect-metadata';
 
 export { GantryApplication } from './application/gantry-application';
 export { GantryFactory } from './application/gantry-factory';
-export { McpContext, type SessionInfo } from './context/mcp-context';
+export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
+export { type ContextResources, McpContext, type SessionInfo } from './context/mcp-context';
+export { Catch } from './decorators/catch.decorator';
+export { Complete, type CompleteTarget } from './decorators/complete.decorator';
 export { Description } from './decorators/description.decorator';
 export { Inject } from './decorators/inject.decorator';
 export { Injectable } from './decorators/injectable.decorator';
 export { Module } from './decorators/module.decorator';
-export { Args, Ctx, type ParamDescriptor } from './decorators/params.decorator';
+export { OptionTitles } from './decorators/option-titles.decorator';
+export { Args, Ctx, Param, type ParamDescriptor, Uri } from './decorators/params.decorator';
+export { Prompt, type PromptOptions } from './decorators/prompt.decorator';
+export { Resource, type ResourceOptions } from './decorators/resource.decorator';
+export { ResourceList } from './decorators/resource-list.decorator';
+export { Title } from './decorators/title.decorator';
 export { Tool, type ToolDescriptor, type ToolOptions } from './decorators/tool.decorator';
+export { UseFilters } from './decorators/use-filters.decorator';
+export { UseGuards } from './decorators/use-guards.decorator';
+export { UseInterceptors } from './decorators/use-interceptors.decorator';
 export type {
   OnApplicationBootstrap,
   OnApplicationShutdown,
@@ -27,18 +38,35 @@ export type {
   Type,
   ValueProvider,
 } from './di/tokens';
+export type {
+  CallHandler,
+  CanActivate,
+  EnhancerRef,
+  ExceptionFilter,
+  Interceptor,
+} from './execution/enhancers';
+export type { ExecutionContext, HandlerKind } from './execution/execution-context';
+export { toGetPromptResult } from './execution/prompt-result';
+export { toReadResourceResult } from './execution/resource-result';
 export { toCallToolResult } from './execution/tool-result';
 export { type Logger, StderrLogger, silentLogger } from './logger';
-export { Registry } from './registry/registry';
+export type { CompletionContext, CompletionValues } from './registry/completion';
+export { HandlerCollection } from './registry/handler-collection';
+export type { PromptDefinition } from './registry/prompt-definition';
+export { type Registration, Registry } from './registry/registry';
+export type { ResourceTemplateDefinition, StaticResourceDefinition } from './registry/resource-definition';
 export type { ToolDefinition } from './registry/tool-definition';
-export { ToolRegistry } from './registry/tool-registry';
+export { UriTemplate, UriTemplateError, type UriVariables } from './resources/uri-template';
 export {
   type ArgsValidator,
+  checkElicitationSchema,
+  type ElicitationSchema,
+  elicitationSchemaFromClass,
   jsonSchemaFromClass,
   type ValidationIssue,
   type ValidationOutcome,
 } from './schema';
-export { GantryServer } from './server/gantry-server';
+export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export type { GantryServerOptions } from './server/server-options';
 export { ServerSession } from './server/server-session';
 export type { ListenHost, McpListener } from './transports/listener';

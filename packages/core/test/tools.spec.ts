@@ -103,12 +103,12 @@ describe('tools/list', () => {
     await app.close();
   });
 
-  it('declares no tools capability when there are no tools, and answers tools/list with −32601', async () => {
+  it('declares only logging when there is nothing to serve, and answers tools/list with −32601', async () => {
     @Module({})
     class Empty {}
     const app = await create(Empty);
     const wire = await openWire(app);
-    expect((await handshake(wire)).result.capabilities).toEqual({});
+    expect((await handshake(wire)).result.capabilities).toEqual({ logging: {} });
     wire.send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
     expect((await wire.next()).error.code).toBe(-32601);
     await app.close();
@@ -158,7 +158,7 @@ describe('tool definition errors at bootstrap', () => {
       }
       return T;
     }).toThrow(
-      "@Tool() on T.m: unknown option 'descripton'; known options are name, title, description, input, annotations, icons, _meta",
+      "@Tool() on T.m: unknown option 'descripton'; known options are name, title, description, input, output, annotations, icons, _meta",
     );
   });
 
@@ -179,7 +179,7 @@ describe('tool definition errors at bootstrap', () => {
     @Module({ providers: [T] })
     class AppModule {}
     await expect(create(AppModule)).rejects.toThrow(
-      'T.helper has @Args()/@Ctx() parameters but is not a handler: add @Tool() to the method',
+      'T.helper has @Args()/@Ctx()/@Param() parameters but is not a handler: add @Tool(), @Resource() or @Prompt() to the method',
     );
   });
 

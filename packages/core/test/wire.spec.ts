@@ -24,7 +24,7 @@ describe('initialize', () => {
       id: 1,
       result: {
         protocolVersion: '2025-06-18',
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, logging: {} },
         serverInfo: { name: 'echo', version: '1.2.3' },
       },
     });

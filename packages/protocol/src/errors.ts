@@ -1,4 +1,5 @@
 import type { JSONRPCErrorObject } from './jsonrpc';
+import type { UrlElicitation } from './types';
 
 /**
  * Every error code that crosses the wire, in one place (JSON-RPC 2.0 §5.1, MCP 2025-11-25
@@ -96,10 +97,32 @@ export class ResourceNotFoundError extends McpError {
   }
 }
 
+/**
+ * 2025-11-25: the request cannot proceed until the user completes the URL-mode elicitations in
+ * `data.elicitations` (−32042).
+ *
+ * @example
+ * ```ts
+ * throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId, url, message: 'Sign in to GitHub' }]);
+ * ```
+ */
 export class UrlElicitationRequiredError extends McpError {
   override name = 'UrlElicitationRequiredError';
-  constructor(message = 'URL elicitation required', data?: unknown) {
-    super(ErrorCode.UrlElicitationRequired, message, data);
+  constructor(elicitationsOrMessage: UrlElicitation[] | string = [], data?: unknown) {
+    if (typeof elicitationsOrMessage === 'string') {
+      super(ErrorCode.UrlElicitationRequired, elicitationsOrMessage, data);
+    } else {
+      const first = elicitationsOrMessage[0]?.message;
+      super(ErrorCode.UrlElicitationRequired, first ?? 'URL elicitation required', {
+        elicitations: elicitationsOrMessage,
+      });
+    }
+  }
+
+  /** The elicitations the user must complete. */
+  get elicitations(): UrlElicitation[] {
+    return ((this.data as { elicitations?: UrlElicitation[] } | undefined)?.elicitations ??
+      []) as UrlElicitation[];
   }
 }
 
@@ -156,6 +179,7 @@ export const LocalErrorCode = {
   DuplicateName: 'GANTRY_ERR_DUPLICATE_NAME',
   ProtocolViolation: 'GANTRY_ERR_PROTOCOL_VIOLATION',
   CapabilityMissing: 'GANTRY_ERR_CAPABILITY_MISSING',
+  ElicitationInvalid: 'GANTRY_ERR_ELICITATION_INVALID',
 } as const;
 
 export type LocalErrorCode = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];
@@ -211,5 +235,13 @@ export class RequestCancelledError extends GantryError {
       LocalErrorCode.RequestCancelled,
       `Request "${method}" was cancelled${reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : ''}`,
     );
+  }
+}
+
+/** A handler needs a client capability the client did not declare (ctx.sample, ctx.elicit, ctx.roots). */
+export class CapabilityMissingError extends GantryError {
+  override name = 'CapabilityMissingError';
+  constructor(message: string) {
+    super(LocalErrorCode.CapabilityMissing, message);
   }
 }

@@ -1,4 +1,5 @@
 export {
+  CapabilityMissingError,
   ConnectionClosedError,
   ErrorCode,
   GantryError,

@@ -290,3 +290,102 @@ export const Method = {
   RootsList: 'roots/list',
   RootsListChanged: 'notifications/roots/list_changed',
 } as const;
+
+/** A root the client exposes (`roots/list`). */
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
+
+export interface ListRootsResult extends Result {
+  roots: Root[];
+}
+
+/** 2025-11-25 sampling with tools: a tool call the model asks for. */
+export interface ToolUseContent {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: { [key: string]: unknown };
+  _meta?: Meta;
+}
+
+/** 2025-11-25 sampling with tools: the result of a tool call, sent back to the model. */
+export interface ToolResultContent {
+  type: 'tool_result';
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: { [key: string]: unknown };
+  isError?: boolean;
+  _meta?: Meta;
+}
+
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+
+export interface SamplingMessage {
+  role: 'user' | 'assistant';
+  /** One block; 2025-11-25 also allows an array. */
+  content: SamplingContent | SamplingContent[];
+  _meta?: Meta;
+}
+
+export interface ModelPreferences {
+  hints?: { name?: string }[];
+  costPriority?: number;
+  speedPriority?: number;
+  intelligencePriority?: number;
+}
+
+export interface CreateMessageRequestParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  modelPreferences?: ModelPreferences;
+  includeContext?: 'none' | 'thisServer' | 'allServers';
+  temperature?: number;
+  stopSequences?: string[];
+  metadata?: object;
+  /** 2025-11-25, only when the client declared `sampling.tools`. */
+  tools?: Tool[];
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' };
+  _meta?: Meta;
+}
+
+export interface CreateMessageResult extends Result {
+  role: 'user' | 'assistant';
+  content: SamplingContent | SamplingContent[];
+  model: string;
+  stopReason?: 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | string;
+}
+
+/** The user's answer to `elicitation/create`. */
+export interface ElicitResult extends Result {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: { [key: string]: string | number | boolean | string[] };
+}
+
+/** One URL-mode elicitation, as carried by `UrlElicitationRequiredError` (2025-11-25). */
+export interface UrlElicitation {
+  mode: 'url';
+  elicitationId: string;
+  url: string;
+  message: string;
+}
+
+/** Who the caller is, when a transport authenticated it (HTTP bearer tokens, WebSocket). */
+export interface AuthInfo {
+  /** The raw access token. */
+  token: string;
+  /** The OAuth client the token was issued to. */
+  clientId?: string;
+  /** The subject (user) the token stands for. */
+  subject?: string;
+  scopes: string[];
+  /** Expiry, in seconds since the epoch. */
+  expiresAt?: number;
+  /** RFC 8707 resource / audience the token is bound to. */
+  resource?: string;
+  /** Anything else the verifier wants handlers and guards to see. */
+  extra?: { [key: string]: unknown };
+}

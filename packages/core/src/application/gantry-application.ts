@@ -1,9 +1,13 @@
 import type { Transport } from '@gantry/protocol';
+import type { ContextResources, SessionInfo } from '../context/mcp-context';
 import type { Container } from '../di/container';
 import type { InjectionToken } from '../di/tokens';
+import type { CanActivate, EnhancerRef, ExceptionFilter, Interceptor } from '../execution/enhancers';
 import type { Logger } from '../logger';
+import type { GlobalEnhancers } from '../registry/compiled-handler';
 import type { Registry } from '../registry/registry';
-import type { GantryServer } from '../server/gantry-server';
+import { bindFilter } from '../registry/scan-target';
+import type { ConnectOptions, GantryServer } from '../server/gantry-server';
 import type { ServerSession } from '../server/server-session';
 import type { ListenHost, McpListener } from '../transports/listener';
 
@@ -20,12 +24,24 @@ export class GantryApplication {
     private readonly container: Container,
     /** The protocol engine (sessions, method table). */
     readonly server: GantryServer,
+    private readonly globals: GlobalEnhancers,
     readonly logger: Logger,
   ) {}
 
-  /** Tools (and later resources and prompts) served by this app; changeable while serving. */
+  /** Tools, resources and prompts served by this app; changeable while serving. */
   get registry(): Registry {
     return this.server.registry;
+  }
+
+  /**
+   * Resource notifications: `app.resources.updated(uri)` tells subscribed sessions;
+   * `app.resources.listChanged()` tells every session the resource list changed.
+   */
+  get resources(): ContextResources {
+    return {
+      updated: (uri) => this.server.resourceUpdated(uri),
+      listChanged: () => this.server.resourceListChanged(),
+    };
   }
 
   /** The provider registered under `token`. */
@@ -33,9 +49,47 @@ export class GantryApplication {
     return this.container.get(token);
   }
 
+  /** Guards for every handler, before class and method guards. Classes are built by the container. */
+  useGlobalGuards(...guards: EnhancerRef<CanActivate>[]): this {
+    this.globals.add(
+      'guards',
+      guards.map((g) => this.container.resolveEnhancer(g)),
+    );
+    return this;
+  }
+
+  /** Interceptors around every handler, outside class and method interceptors. */
+  useGlobalInterceptors(...interceptors: EnhancerRef<Interceptor>[]): this {
+    this.globals.add(
+      'interceptors',
+      interceptors.map((i) => this.container.resolveEnhancer(i)),
+    );
+    return this;
+  }
+
+  /** Exception filters for every handler, tried after class and method filters. */
+  useGlobalFilters(...filters: EnhancerRef<ExceptionFilter>[]): this {
+    this.globals.add(
+      'filters',
+      filters.map((f) => bindFilter(this.container.resolveEnhancer(f))),
+    );
+    return this;
+  }
+
   /**
-   * Starts accepting connections through a listener, e.g. `app.listen(stdio())`.
+   * Tells the client that started URL elicitation `elicitationId` (with `ctx.elicitUrl`) that
+   * the out-of-band flow is complete. Returns false when that session is gone.
    */
+  completeElicitation(elicitationId: string): Promise<boolean> {
+    return this.server.completeElicitation(elicitationId);
+  }
+
+  /** Observes `notifications/roots/list_changed` (the session's roots cache is already cleared). */
+  onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
+    return this.server.onRootsListChanged(listener);
+  }
+
+  /** Starts accepting connections through a listener, e.g. `app.listen(stdio())`. */
   async listen(listener: McpListener): Promise<void> {
     if (this.closing) throw new Error('The application is closed; create a new one to listen again');
     const host: ListenHost = { server: this.server, logger: this.logger, close: () => this.close() };
@@ -44,9 +98,9 @@ export class GantryApplication {
   }
 
   /** Serves one connection on a transport (in-memory pairs, custom transports). */
-  connect(transport: Transport): Promise<ServerSession> {
+  connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession> {
     if (this.closing) return Promise.reject(new Error('The application is closed'));
-    return this.server.connect(transport);
+    return this.server.connect(transport, options);
   }
 
   /**

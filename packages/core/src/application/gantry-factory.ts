@@ -1,9 +1,9 @@
 import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
 import { type Logger, StderrLogger, silentLogger } from '../logger';
+import { GlobalEnhancers } from '../registry/compiled-handler';
+import { scanHandlers } from '../registry/handler-scanner';
 import { Registry } from '../registry/registry';
-import { ToolRegistry } from '../registry/tool-registry';
-import { scanTools } from '../registry/tool-scanner';
 import { GantryServer } from '../server/gantry-server';
 import type { GantryServerOptions } from '../server/server-options';
 import { GantryApplication } from './gantry-application';
@@ -16,10 +16,10 @@ export interface InternalCreateOptions {
 /** Creates applications from a root module. */
 export class GantryFactory {
   /**
-   * Builds the module graph, creates every provider, scans the tools, compiles their
-   * executors, runs `onModuleInit` and `onApplicationBootstrap`, and returns the app.
-   * Misconfiguration (unknown providers, missing metadata, duplicate tools) throws here with a
-   * message that says what to change.
+   * Builds the module graph, creates every provider, scans the handlers (tools, resources,
+   * prompts, completions), compiles their pipelines, runs `onModuleInit` and
+   * `onApplicationBootstrap`, and returns the app. Misconfiguration (unknown providers,
+   * missing metadata, duplicate names) throws here with a message that says what to change.
    *
    * @example
    * ```ts
@@ -39,10 +39,15 @@ export class GantryFactory {
     }
     const logger: Logger = options.logger === false ? silentLogger : (options.logger ?? new StderrLogger());
     const container = await Container.create(rootModule, { overrides: internal.overrides });
-    const tools = new ToolRegistry(scanTools(container.instances(), logger));
-    const server = new GantryServer(new Registry(tools), options, logger);
+    const globals = new GlobalEnhancers();
+    const environment = { container, globals, logger };
+    const registry = new Registry((instance) =>
+      scanHandlers([{ instance, host: container.root }], environment),
+    );
+    registry.load(scanHandlers(container.hostedInstances(), environment));
+    const server = new GantryServer(registry, options, logger);
     await container.callHook('onModuleInit');
     await container.callHook('onApplicationBootstrap');
-    return new GantryApplication(container, server, logger);
+    return new GantryApplication(container, server, globals, logger);
   }
 }

@@ -1,13 +1,28 @@
 import {
+  type AuthInfo,
+  CapabilityMissingError,
   type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitResult,
   type Implementation,
   type InboundRequest,
+  type LoggingLevel,
   type Meta,
   Method,
   type ProgressToken,
   type RequestId,
+  type Root,
   versionAtLeast,
 } from '@gantry/protocol';
+import {
+  type ElicitOptions,
+  type ElicitOutcome,
+  elicitForm,
+  elicitUrl,
+  type UrlElicitOutcome,
+} from './elicitation';
+import { isLoggingLevel, LOG_LEVELS } from './log-levels';
 
 /** What is known of the client on this connection. */
 export interface SessionInfo {
@@ -17,14 +32,39 @@ export interface SessionInfo {
   readonly behaviourVersion: string;
   readonly clientInfo: Implementation;
   readonly clientCapabilities: ClientCapabilities;
+  /** Who the caller is, when the transport authenticated it (HTTP, WebSocket). */
+  readonly auth?: AuthInfo;
+}
+
+/** The session services the context uses; the server session provides them. */
+export interface ContextSession extends SessionInfo {
+  /** The level set by `logging/setLevel`; undefined until the client sets one (then all is sent). */
+  readonly logLevel: LoggingLevel | undefined;
+  /** `roots/list`, cached until `notifications/roots/list_changed`. */
+  listRoots(inbound: InboundRequest): Promise<Root[]>;
+  /** Sends `notifications/resources/updated` to every subscribed session of the app. */
+  resourceUpdated(uri: string): Promise<void>;
+  /** Sends `notifications/resources/list_changed` to every session of the app. */
+  resourceListChanged(): void;
+  /** Remembers that this session started a URL elicitation (for `notifications/elicitation/complete`). */
+  rememberElicitation(elicitationId: string): void;
+}
+
+/** `ctx.resources`: resource notifications from inside a handler. */
+export interface ContextResources {
+  /** Tells every session subscribed to `uri` that it changed (`notifications/resources/updated`). */
+  updated(uri: string): Promise<void>;
+  /** Tells every session that the resource list changed (`notifications/resources/list_changed`). */
+  listChanged(): void;
 }
 
 /**
- * The context of one request, injected with `@Ctx()`. It is created only for handlers that
- * ask for it.
+ * The context of one request, injected with `@Ctx()`: who is calling, the cancellation
+ * signal, and the utilities that talk back to the client (progress, logging, sampling,
+ * elicitation, roots). It is created only for handlers that ask for it.
  */
 export class McpContext {
-  private lastProgress = -Infinity;
+  private lastProgress = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly inbound: InboundRequest,
@@ -57,6 +97,28 @@ export class McpContext {
     return this.inbound.meta?.progressToken;
   }
 
+  /** Who the caller is, when the transport authenticated it. */
+  get auth(): AuthInfo | undefined {
+    return this.session.auth;
+  }
+
+  get clientInfo(): Implementation {
+    return this.session.clientInfo;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.session.clientCapabilities;
+  }
+
+  /** Resource notifications: `ctx.resources.updated(uri)`. */
+  get resources(): ContextResources {
+    const session = this.services;
+    return {
+      updated: (uri) => session.resourceUpdated(uri),
+      listChanged: () => session.resourceListChanged(),
+    };
+  }
+
   /**
    * Reports progress with `notifications/progress`. Sent only when the caller gave a
    * `progressToken` (otherwise nothing happens). `progress` must increase with every call.
@@ -80,4 +142,101 @@ export class McpContext {
       params.message = message;
     return this.inbound.notify({ method: Method.Progress, params });
   }
+
+  /**
+   * Sends a log message (`notifications/message`) when `level` is at or above the level the
+   * client set with `logging/setLevel` (everything until it sets one).
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (!isLoggingLevel(level)) {
+      throw new TypeError(
+        `ctx.log(): unknown level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
+      );
+    }
+    const threshold = this.services.logLevel;
+    if (threshold !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold))
+      return Promise.resolve();
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.inbound.notify({ method: Method.LoggingMessage, params });
+  }
+
+  /**
+   * Asks the client to sample its model (`sampling/createMessage`). Needs the client's
+   * `sampling` capability (and `sampling.tools` to pass `tools`); cancelled with the request.
+   */
+  sample(
+    params: CreateMessageRequestParams,
+    options: { timeoutMs?: number } = {},
+  ): Promise<CreateMessageResult> {
+    const sampling = this.session.clientCapabilities.sampling;
+    if (!sampling) {
+      return Promise.reject(
+        new CapabilityMissingError(
+          `ctx.sample(): the client (${this.session.clientInfo.name}) did not declare the sampling capability, so it cannot sample for this server`,
+        ),
+      );
+    }
+    if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools) {
+      return Promise.reject(
+        new CapabilityMissingError(
+          'ctx.sample(): tools and toolChoice need the client capability sampling.tools (2025-11-25), which this client did not declare',
+        ),
+      );
+    }
+    return this.inbound.sendRequest<CreateMessageResult>(
+      { method: Method.SamplingCreateMessage, params: params as unknown as Record<string, unknown> },
+      options,
+    );
+  }
+
+  /**
+   * Asks the user for structured input with a form (`elicitation/create`, form mode). The form
+   * comes from a DTO class (or a restricted JSON Schema); an accepted answer is validated and
+   * transformed into the DTO.
+   *
+   * @example
+   * ```ts
+   * const answer = await ctx.elicit(Confirm, 'Delete all notes?');
+   * if (answer.action === 'accept' && answer.content.confirm) { ... }
+   * ```
+   */
+  elicit<T>(
+    form: (new () => T) | object,
+    message: string,
+    options: ElicitOptions = {},
+  ): Promise<ElicitOutcome<T>> {
+    return elicitForm<T>(this.inbound, this.session, form, message, options);
+  }
+
+  /**
+   * Sends the user to a URL (`elicitation/create`, URL mode, 2025-11-25), e.g. to sign in to a
+   * third party. `accept` means the user agreed to open it, not that the flow finished; call
+   * `app.completeElicitation(elicitationId)` when it has.
+   */
+  elicitUrl(
+    url: string,
+    message: string,
+    options: { elicitationId?: string; timeoutMs?: number } = {},
+  ): Promise<UrlElicitOutcome> {
+    return elicitUrl(this.inbound, this.services, url, message, options);
+  }
+
+  /** The client's roots (`roots/list`), cached for the session until they change. */
+  roots(): Promise<Root[]> {
+    if (!this.session.clientCapabilities.roots) {
+      return Promise.reject(
+        new CapabilityMissingError(
+          `ctx.roots(): the client (${this.session.clientInfo.name}) did not declare the roots capability`,
+        ),
+      );
+    }
+    return this.services.listRoots(this.inbound);
+  }
+
+  private get services(): ContextSession {
+    return this.session as ContextSession;
+  }
 }
+
+export type { ElicitOutcome, ElicitResult, UrlElicitOutcome };

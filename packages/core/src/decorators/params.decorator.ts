@@ -5,9 +5,15 @@ import { decoratorError, memberName } from './decorator-error';
 /** What a handler parameter receives. */
 export type ParamDescriptor =
   | { readonly index: number; readonly kind: 'args'; readonly dto?: Type }
-  | { readonly index: number; readonly kind: 'ctx' };
+  | { readonly index: number; readonly kind: 'ctx' }
+  | { readonly index: number; readonly kind: 'param'; readonly name: string }
+  | { readonly index: number; readonly kind: 'uri' };
 
-type ParamKind = { readonly kind: 'args'; readonly dto?: Type } | { readonly kind: 'ctx' };
+type ParamKind =
+  | { readonly kind: 'args'; readonly dto?: Type }
+  | { readonly kind: 'ctx' }
+  | { readonly kind: 'param'; readonly name: string }
+  | { readonly kind: 'uri' };
 
 function record(decorator: string, param: ParamKind): ParameterDecorator {
   return (target, propertyKey, index) => {
@@ -26,7 +32,7 @@ function record(decorator: string, param: ParamKind): ParameterDecorator {
         `${decorator} on ${where} parameter #${index}: that parameter already has a Gantry decorator`,
       );
     }
-    if (params.some((p) => p.kind === param.kind)) {
+    if (param.kind !== 'param' && params.some((p) => p.kind === param.kind)) {
       throw decoratorError(`${decorator} on ${where}: a method can have only one ${decorator} parameter`);
     }
     byMethod.set(propertyKey, [...params, { ...param, index } as ParamDescriptor]);
@@ -54,4 +60,24 @@ export function Args(dto?: Type): ParameterDecorator {
 /** Injects the request's `McpContext` (request id, signal, progress, logging, session). */
 export function Ctx(): ParameterDecorator {
   return record('@Ctx()', { kind: 'ctx' });
+}
+
+/**
+ * Injects one variable of the resource's URI template (percent-decoded).
+ *
+ * @example
+ * ```ts
+ * @Resource({ uri: 'notes://{id}' }) note(@Param('id') id: string) {}
+ * ```
+ */
+export function Param(name: string): ParameterDecorator {
+  if (typeof name !== 'string' || name === '') {
+    throw decoratorError("@Param() needs the template variable's name, e.g. @Param('id')");
+  }
+  return record(`@Param('${name}')`, { kind: 'param', name });
+}
+
+/** Injects the full URI being read (resources). */
+export function Uri(): ParameterDecorator {
+  return record('@Uri()', { kind: 'uri' });
 }

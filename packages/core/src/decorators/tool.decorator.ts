@@ -16,6 +16,14 @@ export interface ToolOptions {
    * JSON Schema object with `type: 'object'`.
    */
   input?: Type | ObjectJsonSchema;
+  /**
+   * The structured output (2025-06-18+): a DTO class, `[Dto]` for a list, or a JSON Schema with
+   * `type: 'object'`. It becomes `outputSchema`; what the method returns becomes
+   * `structuredContent` (plus its JSON as a text block) and is validated against it. MCP
+   * requires an object root, so `[Dto]` is advertised as `{ items: Dto[] }` and the returned
+   * array is sent as `{ "items": [...] }`.
+   */
+  output?: Type | [Type] | ObjectJsonSchema;
   /** Behaviour hints (2025-03-26+); clients treat them as untrusted. */
   annotations?: ToolAnnotations;
   /** 2025-11-25 icons. */
@@ -29,7 +37,16 @@ export interface ToolDescriptor {
   readonly options: Readonly<ToolOptions>;
 }
 
-const TOOL_KEYS = new Set(['name', 'title', 'description', 'input', 'annotations', 'icons', '_meta']);
+const TOOL_KEYS = new Set([
+  'name',
+  'title',
+  'description',
+  'input',
+  'output',
+  'annotations',
+  'icons',
+  '_meta',
+]);
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
 function checkOptions(where: string, options: ToolOptions): void {
@@ -60,6 +77,20 @@ function checkOptions(where: string, options: ToolOptions): void {
     if (typeof input !== 'object' || input === null || (input as ObjectJsonSchema).type !== 'object') {
       throw decoratorError(
         `@Tool() on ${where}: 'input' must be a DTO class or a JSON Schema object with type: 'object' (MCP requires an object root)`,
+      );
+    }
+  }
+  const output = options.output;
+  if (output !== undefined && typeof output !== 'function') {
+    const listOfClass = Array.isArray(output) && output.length === 1 && typeof output[0] === 'function';
+    const objectSchema =
+      !Array.isArray(output) &&
+      typeof output === 'object' &&
+      output !== null &&
+      (output as ObjectJsonSchema).type === 'object';
+    if (!listOfClass && !objectSchema) {
+      throw decoratorError(
+        `@Tool() on ${where}: 'output' must be a DTO class, [DtoClass] for a list, or a JSON Schema with type: 'object' (MCP requires an object root)`,
       );
     }
   }

@@ -32,6 +32,8 @@ interface ResolutionStep {
  * reverse on the way down).
  */
 export class Container {
+  private readonly enhancers = new Map<ModuleNode, Map<Function, unknown>>();
+
   private constructor(
     readonly root: ModuleNode,
     readonly modules: readonly ModuleNode[],
@@ -64,6 +66,51 @@ export class Container {
       );
     }
     return record.instance as T;
+  }
+
+  /** Every distinct provider instance with the module that declares it, in module order. */
+  hostedInstances(): { instance: unknown; host: ModuleNode }[] {
+    const seen = new Set<unknown>();
+    const hosted: { instance: unknown; host: ModuleNode }[] = [];
+    for (const node of this.modules) {
+      for (const record of node.providers.values()) {
+        if (!record.built || record.recipe.kind === 'existing' || seen.has(record.instance)) continue;
+        seen.add(record.instance);
+        hosted.push({ instance: record.instance, host: node });
+      }
+    }
+    return hosted;
+  }
+
+  /**
+   * An enhancer (guard, interceptor, filter) for a handler declared in `host`: an instance as
+   * is; a class that `host` can see as a provider, that provider; any other class built once
+   * per module with its constructor dependencies resolved in `host` (NestJS semantics).
+   */
+  resolveEnhancer<T>(ref: Type<T> | T, host: ModuleNode = this.root): T {
+    if (typeof ref !== 'function') return ref;
+    const cls = ref as Type<T>;
+    const provided = this.lookup(host, cls);
+    if (provided?.built) return provided.instance as T;
+    let perHost = this.enhancers.get(host);
+    if (!perHost) {
+      perHost = new Map();
+      this.enhancers.set(host, perHost);
+    }
+    const cached = perHost.get(cls);
+    if (cached) return cached as T;
+    const deps = this.constructorTokens(cls).map((token, index) => {
+      const record = this.lookup(host, token);
+      if (!record?.built) {
+        throw unknownProviderError(
+          this.explainMissing(host, token, `the enhancer ${cls.name} (constructor parameter #${index})`),
+        );
+      }
+      return record.instance;
+    });
+    const instance = new cls(...deps);
+    perHost.set(cls, instance);
+    return instance;
   }
 
   /** Every distinct provider instance, in module order. */

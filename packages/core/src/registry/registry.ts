@@ -1,9 +1,77 @@
-import type { ToolRegistry } from './tool-registry';
+import { UriTemplate } from '../resources/uri-template';
+import { HandlerCollection } from './handler-collection';
+import type { ScanResult } from './handler-scanner';
+import type { PromptDefinition } from './prompt-definition';
+import type { ResourceTemplateDefinition, StaticResourceDefinition } from './resource-definition';
+import type { ToolDefinition } from './tool-definition';
+
+/** What `registry.add(instance)` registered, to remove it again. */
+export interface Registration {
+  readonly tools: readonly string[];
+  readonly resources: readonly string[];
+  readonly templates: readonly string[];
+  readonly prompts: readonly string[];
+  /** Unregisters everything this registration added. */
+  remove(): void;
+}
 
 /**
  * Everything an application serves, changeable while serving: `app.registry.tools.disable(name)`
- * hides a tool and tells connected clients (`notifications/tools/list_changed`).
+ * hides a tool, `app.registry.add(new MoreTools())` adds a class's handlers; connected clients
+ * are told with the matching `list_changed` notification.
  */
 export class Registry {
-  constructor(readonly tools: ToolRegistry) {}
+  readonly tools = new HandlerCollection<ToolDefinition>('tool', (d) => d.name);
+  readonly resources = new HandlerCollection<StaticResourceDefinition>('resource', (d) => d.uri);
+  /** Kept most specific first: the order `resources/read` tries them in. */
+  readonly templates = new HandlerCollection<ResourceTemplateDefinition>(
+    'resource template',
+    (d) => d.uriTemplate,
+    (a, b) => UriTemplate.compareSpecificity(a.template, b.template),
+  );
+  readonly prompts = new HandlerCollection<PromptDefinition>('prompt', (d) => d.name);
+
+  constructor(private readonly scan: (instance: object) => ScanResult) {}
+
+  /** Registers the results of a scan (bootstrap). */
+  load(result: ScanResult): void {
+    for (const d of result.tools) this.tools.add(d);
+    for (const d of result.resources) this.resources.add(d);
+    for (const d of result.templates) this.templates.add(d);
+    for (const d of result.prompts) this.prompts.add(d);
+  }
+
+  /**
+   * Adds the handlers of an object whose class has `@Tool`, `@Resource` or `@Prompt` methods,
+   * while serving. Names must be free. Its enhancers are resolved from the root module.
+   */
+  add(instance: object): Registration {
+    const result = this.scan(instance);
+    const clashes = [
+      ...result.tools.filter((d) => this.tools.has(d.name)).map((d) => `tool '${d.name}'`),
+      ...result.resources.filter((d) => this.resources.has(d.uri)).map((d) => `resource '${d.uri}'`),
+      ...result.templates
+        .filter((d) => this.templates.has(d.uriTemplate))
+        .map((d) => `resource template '${d.uriTemplate}'`),
+      ...result.prompts.filter((d) => this.prompts.has(d.name)).map((d) => `prompt '${d.name}'`),
+    ];
+    if (clashes.length > 0)
+      throw new Error(`Cannot add ${instance.constructor.name}: already registered: ${clashes.join(', ')}`);
+    this.load(result);
+    const names = {
+      tools: result.tools.map((d) => d.name),
+      resources: result.resources.map((d) => d.uri),
+      templates: result.templates.map((d) => d.uriTemplate),
+      prompts: result.prompts.map((d) => d.name),
+    };
+    return {
+      ...names,
+      remove: () => {
+        for (const name of names.tools) this.tools.remove(name);
+        for (const uri of names.resources) this.resources.remove(uri);
+        for (const uri of names.templates) this.templates.remove(uri);
+        for (const name of names.prompts) this.prompts.remove(name);
+      },
+    };
+  }
 }

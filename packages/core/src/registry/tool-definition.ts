@@ -1,14 +1,7 @@
-import type { CallToolResult, InboundRequest, Tool } from '@gantry/protocol';
-import type { SessionInfo } from '../context/mcp-context';
+import type { CallToolResult, Tool } from '@gantry/protocol';
+import type { CompiledHandler } from './compiled-handler';
 
-/** Runs one tool call: validation, the method, result mapping. Compiled once per tool. */
-export type ToolExecutor = (
-  args: unknown,
-  inbound: InboundRequest,
-  session: SessionInfo,
-) => CallToolResult | Promise<CallToolResult>;
-
-/** A tool as the registry holds it: frozen, with its wire descriptor and compiled executor. */
+/** A tool as the registry holds it: frozen, with its wire descriptor and compiled pipeline. */
 export interface ToolDefinition {
   /** The wire name. */
   readonly name: string;
@@ -16,5 +9,5 @@ export interface ToolDefinition {
   readonly descriptor: Readonly<Tool>;
   /** `ClassName.method`, for messages. */
   readonly source: string;
-  readonly execute: ToolExecutor;
+  readonly handler: CompiledHandler<CallToolResult>;
 }

@@ -16,6 +16,7 @@ import {
   type SchemaDraft,
 } from './known-constraints';
 import { CONDITIONAL_VALIDATION, NESTED_VALIDATION } from './metadata-sources';
+import { getTitle } from './schema-keys';
 
 type Schema = Record<string, unknown>;
 
@@ -53,13 +54,21 @@ function extraPatterns(draft: SchemaDraft): [string, unknown][] {
     : [];
 }
 
-/** `{ type, description, ...rest }`: a property's description comes right after its type. */
-function withDescription(schema: Schema, description: string | undefined): Schema {
-  if (description === undefined) return schema;
+/** `{ type, title, description, ...rest }`: a property's labels come right after its type. */
+function withLabels(schema: Schema, title: string | undefined, description: string | undefined): Schema {
+  if (title === undefined && description === undefined) return schema;
   const rest = { ...schema };
   delete rest.type;
-  delete rest.description;
-  return schema.type === undefined ? { description, ...rest } : { type: schema.type, description, ...rest };
+  const labels: Schema = {};
+  if (title !== undefined) {
+    delete rest.title;
+    labels.title = title;
+  }
+  if (description !== undefined) {
+    delete rest.description;
+    labels.description = description;
+  }
+  return schema.type === undefined ? { ...labels, ...rest } : { type: schema.type, ...labels, ...rest };
 }
 
 function typeOf(
@@ -117,13 +126,14 @@ function propertySchema(model: DtoModel, property: PropertyModel): Schema {
     );
   }
   const nested = property.nested ? schemaOfModel(property.nested) : undefined;
+  const title = getTitle(model.dto.prototype, property.name);
   let entries: [string, unknown][];
   if (nested && type !== 'array') {
     typeOf(model, property, own, 'object');
-    entries = Object.entries(withDescription(nested, property.description));
+    entries = Object.entries(withLabels(nested, title, property.description));
   } else {
     const item = nested ?? (each ? itemsSchema(model, property, items) : undefined);
-    entries = Object.entries(withDescription(type ? { type } : {}, property.description));
+    entries = Object.entries(withLabels(type ? { type } : {}, title, property.description));
     entries.push(...draftKeywords(own, type));
     if (item) entries.push(['items', item]);
     entries.push(...arrayKeywords(own), ...extraPatterns(own));

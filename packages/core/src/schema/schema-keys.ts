@@ -2,7 +2,8 @@ import 'reflect-metadata';
 
 /**
  * Metadata keys of the schema layer (STYLE §3), read through the typed getters below.
- * `@Description` writes them; `jsonSchemaFromClass` and the tool scanner read them.
+ * `@Description`, `@Title` and `@OptionTitles` write them; `jsonSchemaFromClass`,
+ * `elicitationSchemaFromClass` and the tool scanner read them.
  */
 
 /** The description of a class, or of one of its members (property or method). */
@@ -32,4 +33,24 @@ export function getParameterDescriptions(
       ? Reflect.getMetadata(PARAMETER_DESCRIPTIONS_METADATA, target)
       : Reflect.getMetadata(PARAMETER_DESCRIPTIONS_METADATA, target, propertyKey);
   return descriptions instanceof Map ? (descriptions as ReadonlyMap<number, string>) : undefined;
+}
+
+/** The display title of a DTO property (`@Title`). */
+export const TITLE_METADATA = Symbol('gantry:title');
+/** Value → display title, for the allowed values of a DTO property (`@OptionTitles`). */
+export const OPTION_TITLES_METADATA = Symbol('gantry:option-titles');
+
+/** The `@Title` text of a DTO property (`getTitle(Class.prototype, 'email')`), inherited ones too. */
+export function getTitle(target: object, propertyKey: string | symbol): string | undefined {
+  const text: unknown = Reflect.getMetadata(TITLE_METADATA, target, propertyKey);
+  return typeof text === 'string' ? text : undefined;
+}
+
+/** The `@OptionTitles` of a DTO property (value → title), inherited ones too. */
+export function getOptionTitles(
+  target: object,
+  propertyKey: string | symbol,
+): ReadonlyMap<string, string> | undefined {
+  const titles: unknown = Reflect.getMetadata(OPTION_TITLES_METADATA, target, propertyKey);
+  return titles instanceof Map ? (titles as ReadonlyMap<string, string>) : undefined;
 }

@@ -1,23 +1,36 @@
 import type {
+  AuthInfo,
   Implementation,
   InitializeResult,
   JSONRPCNotification,
   ServerCapabilities,
   Transport,
 } from '@gantry/protocol';
+import { Method } from '@gantry/protocol';
+import type { SessionInfo } from '../context/mcp-context';
 import type { Logger } from '../logger';
 import { DEFAULT_PAGE_SIZE } from '../registry/pagination';
 import type { Registry } from '../registry/registry';
+import { completionHandler } from './completion-handler';
+import { loggingHandler } from './logging-handler';
 import type { MethodHandler, MethodTable } from './method-table';
+import { promptHandlers } from './prompt-handlers';
+import { resourceHandlers } from './resource-handlers';
 import type { GantryServerOptions } from './server-options';
 import { ServerSession } from './server-session';
 import { toolHandlers } from './tool-handlers';
 
 export type NotificationHandler = (notification: JSONRPCNotification, session: ServerSession) => void;
 
+/** Options of one connection. */
+export interface ConnectOptions {
+  /** The caller, when the transport authenticated it. */
+  auth?: AuthInfo;
+}
+
 /**
- * The protocol engine: one per application. It owns the method table (built once) and the
- * live sessions, and answers `initialize` from the registry's contents.
+ * The protocol engine: one per application. It owns the method table (built once), the live
+ * sessions, and the notifications that go to all of them (list changes, resource updates).
  */
 export class GantryServer {
   readonly methods: MethodTable;
@@ -25,7 +38,10 @@ export class GantryServer {
   readonly sessions = new Set<ServerSession>();
   readonly requestTimeoutMs: number | undefined;
   private readonly serverInfo: Implementation;
-  private readonly capabilities: ServerCapabilities;
+  readonly capabilities: ServerCapabilities;
+  private readonly elicitations = new Map<string, ServerSession>();
+  private readonly rootsListeners = new Set<(session: SessionInfo) => void>();
+  private readonly pendingListChanges = new Set<string>();
 
   constructor(
     readonly registry: Registry,
@@ -37,28 +53,59 @@ export class GantryServer {
       throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`);
     }
     this.requestTimeoutMs = options.requestTimeoutMs;
-    const methods = new Map<string, MethodHandler>();
+    const declare = options.capabilities ?? {};
+    const hasTools = registry.tools.size > 0 || declare.tools === true;
+    const hasResources = registry.resources.size + registry.templates.size > 0 || declare.resources === true;
+    const hasPrompts = registry.prompts.size > 0 || declare.prompts === true;
+
     const capabilities: ServerCapabilities = {};
-    if (registry.tools.size > 0) {
+    const methods = new Map<string, MethodHandler>();
+    const add = (entries: [string, MethodHandler][]) => {
+      for (const [method, handler] of entries) methods.set(method, handler);
+    };
+    if (hasTools) {
       capabilities.tools = { listChanged: true };
-      for (const [method, handler] of toolHandlers(registry.tools, pageSize)) methods.set(method, handler);
+      add(toolHandlers(registry, pageSize));
     }
-    methods.set('ping', () => ({}));
+    if (hasResources) {
+      capabilities.resources = { subscribe: true, listChanged: true };
+      add(resourceHandlers(registry, pageSize));
+    }
+    if (hasPrompts) {
+      capabilities.prompts = { listChanged: true };
+      add(promptHandlers(registry, pageSize));
+    }
+    capabilities.logging = {};
+    add([loggingHandler()]);
+    if (hasPrompts || hasResources) {
+      capabilities.completions = {};
+      add([completionHandler(registry)]);
+    }
+    methods.set(Method.Ping, () => ({}));
     this.methods = methods;
     this.capabilities = capabilities;
+
     const info: Implementation = { name: options.name, version: options.version };
     if (options.title !== undefined) info.title = options.title;
     if (options.description !== undefined) info.description = options.description;
     if (options.websiteUrl !== undefined) info.websiteUrl = options.websiteUrl;
     if (options.icons !== undefined) info.icons = options.icons;
     this.serverInfo = info;
+
+    registry.tools.onChange(() => this.listChanged(Method.ToolsListChanged, hasTools));
+    registry.resources.onChange(() => this.listChanged(Method.ResourcesListChanged, hasResources));
+    registry.templates.onChange(() => this.listChanged(Method.ResourcesListChanged, hasResources));
+    registry.prompts.onChange(() => this.listChanged(Method.PromptsListChanged, hasPrompts));
   }
 
   /** Serves one connection on `transport`. */
-  async connect(transport: Transport): Promise<ServerSession> {
-    const session = new ServerSession(this);
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
+    const session = new ServerSession(this, options.auth);
     this.sessions.add(session);
-    session.onClose(() => this.sessions.delete(session));
+    session.onClose(() => {
+      this.sessions.delete(session);
+      for (const [id, owner] of this.elicitations) if (owner === session) this.elicitations.delete(id);
+    });
     await session.connect(transport);
     return session;
   }
@@ -74,8 +121,81 @@ export class GantryServer {
     return result;
   }
 
+  /** Sends `notifications/resources/updated` to every session subscribed to `uri` (or to a parent of it). */
+  async resourceUpdated(uri: string): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (const session of this.sessions) {
+      for (const subscribed of session.subscriptions) {
+        // The updated URI may be a sub-resource of the subscribed one (2025-11-25 resources).
+        if (uri === subscribed || uri.startsWith(subscribed.endsWith('/') ? subscribed : `${subscribed}/`)) {
+          sends.push(session.notify(Method.ResourcesUpdated, { uri }).catch(() => undefined));
+          break;
+        }
+      }
+    }
+    await Promise.all(sends);
+  }
+
+  /**
+   * Tells every session that the list of resources changed (`notifications/resources/list_changed`),
+   * e.g. when a `@ResourceList` would now enumerate different resources.
+   */
+  resourceListChanged(): void {
+    this.listChanged(Method.ResourcesListChanged, this.capabilities.resources !== undefined);
+  }
+
+  /** @internal Remembers which session started a URL elicitation. */
+  rememberElicitation(elicitationId: string, session: ServerSession): void {
+    this.elicitations.set(elicitationId, session);
+  }
+
+  /**
+   * Tells the client that started URL elicitation `elicitationId` that it is complete
+   * (`notifications/elicitation/complete`). Returns false when no open session started it.
+   */
+  async completeElicitation(elicitationId: string): Promise<boolean> {
+    const session = this.elicitations.get(elicitationId);
+    if (!session) return false;
+    this.elicitations.delete(elicitationId);
+    await session.notify(Method.ElicitationComplete, { elicitationId });
+    return true;
+  }
+
+  /** Subscribes to `notifications/roots/list_changed` from any session. */
+  onRootsListChanged(listener: (session: SessionInfo) => void): () => void {
+    this.rootsListeners.add(listener);
+    return () => this.rootsListeners.delete(listener);
+  }
+
+  /** @internal */
+  rootsChanged(session: ServerSession): void {
+    for (const listener of this.rootsListeners) {
+      try {
+        listener(session);
+      } catch (error) {
+        this.logger.error('A roots listener failed:', error);
+      }
+    }
+  }
+
   /** Closes every session. */
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((session) => session.close()));
+  }
+
+  /** Changes in one tick are sent once per kind, to sessions whose capability was declared. */
+  private listChanged(method: string, declared: boolean): void {
+    if (!declared) return;
+    if (this.pendingListChanges.size === 0) {
+      queueMicrotask(() => {
+        const methods = [...this.pendingListChanges];
+        this.pendingListChanges.clear();
+        for (const session of this.sessions) {
+          for (const m of methods)
+            session.notify(m).catch((error) => this.logger.debug('list_changed not sent:', error));
+        }
+      });
+    }
+    this.pendingListChanges.add(method);
   }
 }

@@ -23,4 +23,9 @@ export interface GantryServerOptions {
   requestTimeoutMs?: number;
   /** Gantry's own diagnostics; default a stderr logger. `false` silences it. */
   logger?: Logger | false;
+  /**
+   * Declare these capabilities even when nothing of the kind exists at bootstrap, for apps
+   * that add handlers at runtime (`app.registry.add()`). Otherwise they follow what is registered.
+   */
+  capabilities?: { tools?: boolean; resources?: boolean; prompts?: boolean };
 }

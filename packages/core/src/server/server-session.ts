@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   type ClientCapabilities,
   type Implementation,
   type InboundRequest,
@@ -7,15 +8,18 @@ import {
   InvalidRequestError,
   type JSONRPCNotification,
   type JSONRPCRequest,
+  type ListRootsResult,
+  type LoggingLevel,
   Method,
   MethodNotFoundError,
   negotiateProtocolVersion,
   Peer,
   type RequestParams,
   type Result,
+  type Root,
   type Transport,
 } from '@gantry/protocol';
-import type { SessionInfo } from '../context/mcp-context';
+import type { ContextSession } from '../context/mcp-context';
 import type { GantryServer } from './gantry-server';
 
 type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
@@ -31,7 +35,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * version and capabilities, and dispatch of every later request through the server's method
  * table. On stdio the process is the session.
  */
-export class ServerSession implements SessionInfo {
+export class ServerSession implements ContextSession {
   readonly peer: Peer;
   private state: SessionState = 'awaiting-initialize';
   private initializedNotified = false;
@@ -39,9 +43,18 @@ export class ServerSession implements SessionInfo {
   behaviourVersion = '';
   clientInfo: Implementation = { name: '', version: '' };
   clientCapabilities: ClientCapabilities = {};
+  /** Set by `logging/setLevel`. */
+  logLevel: LoggingLevel | undefined;
+  /** URIs this session subscribed to with `resources/subscribe`. */
+  readonly subscriptions = new Set<string>();
+  private rootsCache?: Promise<Root[]>;
   private readonly closeListeners = new Set<() => void>();
 
-  constructor(private readonly server: GantryServer) {
+  constructor(
+    private readonly server: GantryServer,
+    /** Who the caller is, when the transport authenticated it. */
+    readonly auth?: AuthInfo,
+  ) {
     this.peer = new Peer({
       onRequest: (request, inbound) => this.handle(request, inbound),
       onNotification: (notification) => this.notification(notification),
@@ -77,6 +90,39 @@ export class ServerSession implements SessionInfo {
   onClose(listener: () => void): void {
     if (this.state === 'closed') listener();
     else this.closeListeners.add(listener);
+  }
+
+  /** `roots/list`, cached until the client says its roots changed. */
+  listRoots(inbound: InboundRequest): Promise<Root[]> {
+    if (!this.rootsCache) {
+      const pending = inbound
+        .sendRequest<ListRootsResult>({ method: Method.RootsList })
+        .then((result) => (Array.isArray(result.roots) ? result.roots : []));
+      this.rootsCache = pending;
+      // A failed or cancelled request is not cached.
+      pending.catch(() => {
+        if (this.rootsCache === pending) this.rootsCache = undefined;
+      });
+    }
+    return this.rootsCache;
+  }
+
+  resourceUpdated(uri: string): Promise<void> {
+    return this.server.resourceUpdated(uri);
+  }
+
+  resourceListChanged(): void {
+    this.server.resourceListChanged();
+  }
+
+  rememberElicitation(elicitationId: string): void {
+    this.server.rememberElicitation(elicitationId, this);
+  }
+
+  /** Sends a notification to this client (if the session is initialized and open). */
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.state !== 'ready') return Promise.resolve();
+    return this.peer.notify(params === undefined ? { method } : { method, params });
   }
 
   private handle(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
@@ -133,6 +179,11 @@ export class ServerSession implements SessionInfo {
   private notification(notification: JSONRPCNotification): void {
     if (notification.method === Method.Initialized) {
       this.initializedNotified = true;
+      return;
+    }
+    if (notification.method === Method.RootsListChanged) {
+      this.rootsCache = undefined;
+      this.server.rootsChanged(this);
       return;
     }
     this.server.notificationHandlers.get(notification.method)?.(notification, this);

@@ -1,10 +1,13 @@
-import { InvalidParamsError, Method } from '@gantry/protocol';
-import type { ToolRegistry } from '../registry/tool-registry';
+import { InvalidParamsError, type ListToolsResult, Method } from '@gantry/protocol';
+import type { Registry } from '../registry/registry';
 import type { MethodHandler } from './method-table';
+import { pageResult } from './page-result';
 
-/** `tools/list` and `tools/call` over a registry. */
-export function toolHandlers(tools: ToolRegistry, pageSize: number): [string, MethodHandler][] {
-  const list: MethodHandler = (params) => tools.page(params?.cursor, pageSize);
+/** `tools/list` and `tools/call`. */
+export function toolHandlers(registry: Registry, pageSize: number): [string, MethodHandler][] {
+  const tools = registry.tools;
+  const list: MethodHandler = (params, inbound, session) =>
+    pageResult<ListToolsResult>('tools', tools.page(inbound, session, params?.cursor, pageSize));
 
   const call: MethodHandler = (params, inbound, session) => {
     const name = params?.name;
@@ -20,7 +23,7 @@ export function toolHandlers(tools: ToolRegistry, pageSize: number): [string, Me
     const tool = tools.get(name);
     // 2025-11-25 tools: an unknown tool is a protocol error, −32602.
     if (!tool) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
-    return tool.execute(args, inbound, session);
+    return tool.handler.run(args, inbound, session);
   };
 
   return [

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CapabilityMissingError,
+  type ElicitResult,
+  GantryError,
+  type InboundRequest,
+  LocalErrorCode,
+  Method,
+  versionAtLeast,
+} from '@gantry/protocol';
+import {
+  type ArgsValidator,
+  checkElicitationSchema,
+  compileClassValidator,
+  compileJsonSchemaValidator,
+  type ElicitationSchema,
+  elicitationSchemaFromClass,
+  formatIssues,
+} from '../schema';
+import type { ContextSession, SessionInfo } from './mcp-context';
+
+export interface ElicitOptions {
+  /** Time the user has to answer; default the server's request timeout. */
+  timeoutMs?: number;
+}
+
+/** The user's answer to a form: the validated DTO on `accept`. */
+export type ElicitOutcome<T> =
+  | { action: 'accept'; content: T }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** The user's answer to a URL elicitation: `accept` means consent to open the URL, not completion. */
+export interface UrlElicitOutcome {
+  action: 'accept' | 'decline' | 'cancel';
+  elicitationId: string;
+}
+
+interface FormPlan {
+  readonly schema: ElicitationSchema;
+  readonly validator: ArgsValidator;
+}
+
+/** Per form and protocol version: the schema and validator are built once. */
+const plans = new WeakMap<object, Map<string, FormPlan>>();
+
+function planFor(form: object, protocolVersion: string): FormPlan {
+  let byVersion = plans.get(form);
+  if (!byVersion) {
+    byVersion = new Map();
+    plans.set(form, byVersion);
+  }
+  let plan = byVersion.get(protocolVersion);
+  if (!plan) {
+    if (typeof form === 'function') {
+      const context = `Elicitation form ${form.name}`;
+      plan = {
+        schema: elicitationSchemaFromClass(form, { protocolVersion, context }),
+        validator: compileClassValidator(form as new () => unknown, { context }),
+      };
+    } else {
+      const schema = checkElicitationSchema(form, { protocolVersion, context: 'Elicitation schema' });
+      plan = { schema, validator: compileJsonSchemaValidator(schema) };
+    }
+    byVersion.set(protocolVersion, plan);
+  }
+  return plan;
+}
+
+function checkAction(result: ElicitResult): void {
+  if (result.action !== 'accept' && result.action !== 'decline' && result.action !== 'cancel') {
+    throw new GantryError(
+      LocalErrorCode.ProtocolViolation,
+      `The client answered elicitation/create with action ${JSON.stringify(result.action)}; expected accept, decline or cancel`,
+    );
+  }
+}
+
+/** `ctx.elicit()`: form mode. */
+export async function elicitForm<T>(
+  inbound: InboundRequest,
+  session: SessionInfo,
+  form: object,
+  message: string,
+  options: ElicitOptions,
+): Promise<ElicitOutcome<T>> {
+  const capability = session.clientCapabilities.elicitation;
+  // 2025-11-25: an empty elicitation capability means form mode.
+  const formMode = capability && (capability.form !== undefined || capability.url === undefined);
+  if (!formMode) {
+    throw new CapabilityMissingError(
+      `ctx.elicit(): the client (${session.clientInfo.name}) did not declare form elicitation (capability elicitation.form)`,
+    );
+  }
+  if (!versionAtLeast(session.behaviourVersion, '2025-06-18')) {
+    throw new CapabilityMissingError(
+      `ctx.elicit(): elicitation needs protocol 2025-06-18 or later; this session uses ${session.protocolVersion}`,
+    );
+  }
+  const plan = planFor(form, session.behaviourVersion >= '2025-11-25' ? '2025-11-25' : '2025-06-18');
+  const params: Record<string, unknown> = versionAtLeast(session.behaviourVersion, '2025-11-25')
+    ? { mode: 'form', message, requestedSchema: plan.schema }
+    : { message, requestedSchema: plan.schema };
+  const result = await inbound.sendRequest<ElicitResult>(
+    { method: Method.ElicitationCreate, params },
+    options,
+  );
+  checkAction(result);
+  if (result.action !== 'accept') return { action: result.action };
+  const outcome = await plan.validator.validate(result.content ?? {});
+  if (!outcome.ok) {
+    throw new GantryError(
+      LocalErrorCode.ElicitationInvalid,
+      `The answer to the elicitation "${message}" is invalid: ${formatIssues(outcome.issues)}`,
+    );
+  }
+  return { action: 'accept', content: outcome.value as T };
+}
+
+/** `ctx.elicitUrl()`: URL mode (2025-11-25). */
+export async function elicitUrl(
+  inbound: InboundRequest,
+  session: ContextSession,
+  url: string,
+  message: string,
+  options: { elicitationId?: string; timeoutMs?: number },
+): Promise<UrlElicitOutcome> {
+  if (!session.clientCapabilities.elicitation?.url) {
+    throw new CapabilityMissingError(
+      `ctx.elicitUrl(): the client (${session.clientInfo.name}) did not declare URL elicitation (capability elicitation.url, 2025-11-25)`,
+    );
+  }
+  try {
+    new URL(url);
+  } catch {
+    throw new TypeError(`ctx.elicitUrl(): ${JSON.stringify(url)} is not a valid URL`);
+  }
+  const elicitationId = options.elicitationId ?? randomUUID();
+  session.rememberElicitation(elicitationId);
+  const result = await inbound.sendRequest<ElicitResult>(
+    { method: Method.ElicitationCreate, params: { mode: 'url', message, url, elicitationId } },
+    { timeoutMs: options.timeoutMs },
+  );
+  checkAction(result);
+  return { action: result.action, elicitationId };
+}

@@ -1,0 +1,25 @@
+import type { ReadResourceResult, Resource, ResourceTemplate } from '@gantry/protocol';
+import type { UriTemplate } from '../resources/uri-template';
+import type { CompiledHandler } from './compiled-handler';
+import type { Completer } from './completion';
+
+/** A resource with a fixed URI, listed by `resources/list`. */
+export interface StaticResourceDefinition {
+  readonly uri: string;
+  readonly descriptor: Readonly<Resource>;
+  readonly source: string;
+  readonly handler: CompiledHandler<ReadResourceResult>;
+}
+
+/** A URI template, listed by `resources/templates/list`, read by matching URIs. */
+export interface ResourceTemplateDefinition {
+  readonly uriTemplate: string;
+  readonly template: UriTemplate;
+  readonly descriptor: Readonly<ResourceTemplate>;
+  readonly source: string;
+  readonly handler: CompiledHandler<ReadResourceResult>;
+  /** Enumerates concrete resources for `resources/list` (`@ResourceList`). */
+  readonly lister?: CompiledHandler<Resource[]>;
+  /** Completers per template variable. */
+  readonly completers: ReadonlyMap<string, Completer>;
+}
