@@ -2,7 +2,7 @@ import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
 import { type Logger, StderrLogger, silentLogger } from '../logger';
 import { GlobalEnhancers } from '../registry/compiled-handler';
-import { scanHandlers } from '../registry/handler-scanner';
+import { type ScanResult, scanHandlers } from '../registry/handler-scanner';
 import { Registry } from '../registry/registry';
 import { GantryServer } from '../server/gantry-server';
 import type { GantryServerOptions } from '../server/server-options';
@@ -38,12 +38,19 @@ export class GantryFactory {
       );
     }
     const logger: Logger = options.logger === false ? silentLogger : (options.logger ?? new StderrLogger());
-    const container = await Container.create(rootModule, { overrides: internal.overrides });
+    // The registry exists before any provider, so that providers can inject it and change what
+    // is served at runtime; it scans through the container once that is built.
+    let scanInstance: (instance: object) => ScanResult = () => {
+      throw new Error('The registry cannot add handlers before the application has bootstrapped');
+    };
+    const registry = new Registry((instance) => scanInstance(instance));
+    const container = await Container.create(rootModule, {
+      overrides: internal.overrides,
+      globals: new Map<InjectionToken, unknown>([[Registry, registry]]),
+    });
     const globals = new GlobalEnhancers();
     const environment = { container, globals, logger };
-    const registry = new Registry((instance) =>
-      scanHandlers([{ instance, host: container.root }], environment),
-    );
+    scanInstance = (instance) => scanHandlers([{ instance, host: container.root }], environment);
     registry.load(scanHandlers(container.hostedInstances(), environment));
     const server = new GantryServer(registry, options, logger);
     await container.callHook('onModuleInit');

@@ -48,6 +48,8 @@ export interface ContextSession extends SessionInfo {
   resourceListChanged(): void;
   /** Remembers that this session started a URL elicitation (for `notifications/elicitation/complete`). */
   rememberElicitation(elicitationId: string): void;
+  /** Sends `notifications/elicitation/complete` to the session that started `elicitationId`. */
+  completeElicitation(elicitationId: string): Promise<boolean>;
 }
 
 /** `ctx.resources`: resource notifications from inside a handler. */
@@ -220,6 +222,15 @@ export class McpContext {
     options: { elicitationId?: string; timeoutMs?: number } = {},
   ): Promise<UrlElicitOutcome> {
     return elicitUrl(this.inbound, this.services, url, message, options);
+  }
+
+  /**
+   * Tells the client that started URL elicitation `elicitationId` that it is complete
+   * (`notifications/elicitation/complete`); false when that session is gone. Same as
+   * `app.completeElicitation()`.
+   */
+  completeElicitation(elicitationId: string): Promise<boolean> {
+    return this.services.completeElicitation(elicitationId);
   }
 
   /** The client's roots (`roots/list`), cached for the session until they change. */

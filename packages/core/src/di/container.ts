@@ -37,16 +37,31 @@ export class Container {
   private constructor(
     readonly root: ModuleNode,
     readonly modules: readonly ModuleNode[],
+    /** Framework providers every module can inject (e.g. the `Registry`). */
+    private readonly globals: ReadonlyMap<InjectionToken, ProviderRecord>,
   ) {}
 
   /** Builds the graph of `rootModule` and instantiates every provider. */
   static async create(
     rootModule: ModuleImport,
-    options: { overrides?: ReadonlyMap<InjectionToken, Provider> } = {},
+    options: {
+      overrides?: ReadonlyMap<InjectionToken, Provider>;
+      globals?: ReadonlyMap<InjectionToken, unknown>;
+    } = {},
   ): Promise<Container> {
     const graph = new ModuleGraph(options.overrides ?? new Map());
     const root = graph.build(rootModule);
-    const container = new Container(root, graph.nodes);
+    const globals = new Map<InjectionToken, ProviderRecord>();
+    for (const [token, value] of options.globals ?? []) {
+      globals.set(token, {
+        token,
+        recipe: { kind: 'value', value },
+        host: root,
+        built: true,
+        instance: value,
+      });
+    }
+    const container = new Container(root, graph.nodes, globals);
     for (const node of graph.nodes) {
       for (const record of node.providers.values()) await container.instantiate(record, []);
     }
@@ -141,7 +156,7 @@ export class Container {
       const found = exportedRecord(imported, token);
       if (found) return found;
     }
-    return undefined;
+    return this.globals.get(token);
   }
 
   private async instantiate(record: ProviderRecord, path: ResolutionStep[]): Promise<unknown> {

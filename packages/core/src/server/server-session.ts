@@ -115,6 +115,10 @@ export class ServerSession implements ContextSession {
     this.server.resourceListChanged();
   }
 
+  completeElicitation(elicitationId: string): Promise<boolean> {
+    return this.server.completeElicitation(elicitationId);
+  }
+
   rememberElicitation(elicitationId: string): void {
     this.server.rememberElicitation(elicitationId, this);
   }
