@@ -505,5 +505,10 @@ describe.each(['memory', 'stdio'] as const)('pagination with a small page size (
 it('spawns the stdio fixture from the repository root', () => {
   // Guards the paths above: a moved fixture would otherwise fail every stdio test obscurely.
   const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(REGISTER)}); console.log('ok')`]);
-  return new Promise<void>((done) => child.on('exit', (code) => (expect(code).toBe(0), done())));
+  return new Promise<void>((done) =>
+    child.on('exit', (code) => {
+      expect(code).toBe(0);
+      done();
+    }),
+  );
 });

@@ -325,6 +325,24 @@ describe('tool results and context', () => {
     await app.close();
   });
 
+  it("leaves the client time to read a request's notifications before its response", async () => {
+    const app = await create(ResultModule);
+    const wire = await openWire(app, { notificationGapMs: 40 });
+    await handshake(wire);
+    wire.send(
+      '{"jsonrpc":"2.0","id":"g","method":"tools/call","params":{"name":"progressive","_meta":{"progressToken":"t"}}}',
+    );
+    await wire.next();
+    const lastNotification = await wire.next();
+    const notifiedAt = performance.now();
+    expect(lastNotification.params.progress).toBe(2);
+    const response = await wire.next();
+    expect(response.id).toBe('g');
+    // A lower bound set by the server's own timer, not a speed threshold.
+    expect(performance.now() - notifiedAt).toBeGreaterThanOrEqual(30);
+    await app.close();
+  });
+
   it('turns non-increasing progress into a tool error that says why', async () => {
     const module = await Test.createTestingModule({ imports: [ResultModule] }).compile();
     const client = await module.createClient();

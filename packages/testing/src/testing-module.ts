@@ -1,4 +1,4 @@
-import { Client } from '@gantry/client';
+import { Client, type ClientOptions } from '@gantry/client';
 import {
   type GantryApplication,
   GantryFactory,
@@ -32,14 +32,17 @@ export class TestingModule {
 
   /**
    * A `Client` connected to the app through an in-memory pipe: `initialize` done, ready to
-   * call tools. Closed by `close()`.
+   * call tools. `options.capabilities` declares client features (sampling, elicitation,
+   * roots); register their handlers with `client.setRequestHandler()` — they may also be set
+   * after connecting. Closed by `close()`.
    */
   async createClient(
     clientInfo: { name: string; version: string } = { name: 'gantry-test', version: '0.0.0' },
+    options: ClientOptions = {},
   ): Promise<Client> {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await this.app.connect(serverSide);
-    const client = new Client(clientInfo);
+    const client = new Client(clientInfo, options);
     await client.connect(clientSide);
     this.clients.add(client);
     return client;

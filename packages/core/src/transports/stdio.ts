@@ -2,6 +2,8 @@ import {
   DEFAULT_MAX_LINE_BYTES,
   encodeLine,
   LineDecoder,
+  type RequestId,
+  type SendOptions,
   type Transport,
   type TransportSink,
   type WireMessage,
@@ -17,6 +19,12 @@ export interface StdioOptions {
    * while serving, so that nothing corrupts the protocol stream. Default true.
    */
   guardStdout?: boolean;
+  /**
+   * Least time between a request's last notification and its response, so that clients that
+   * handle notifications asynchronously (the official SDK client does) see progress and logs
+   * before the result. Default 15 ms; 0 turns it off.
+   */
+  notificationGapMs?: number;
   /** Close the application when stdin ends (2026-07-28 stdio: exit promptly on EOF). Default true. */
   closeOnEnd?: boolean;
   /** Streams to use instead of the process's own (tests). */
@@ -35,11 +43,14 @@ export class StdioServerTransport implements Transport {
   private sink?: TransportSink;
   private decoder?: LineDecoder;
   private queued: string[] = [];
+  /** When each request in flight last sent a notification (progress, log). */
+  private readonly lastNotified = new Map<RequestId, number>();
   private flushScheduled = false;
   private waitingForDrain = false;
   private closed = false;
   private restoreStdout?: () => void;
   private readonly write: (chunk: string) => boolean;
+  private readonly notificationGapMs: number;
   private readonly onData = (chunk: Buffer | string) =>
     this.decoder?.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   private readonly onEnd = () => this.finish();
@@ -53,8 +64,9 @@ export class StdioServerTransport implements Transport {
   constructor(
     private readonly input: NodeJS.ReadableStream = process.stdin,
     private readonly output: NodeJS.WritableStream = process.stdout,
-    private readonly options: Pick<StdioOptions, 'maxLineBytes' | 'guardStdout'> = {},
+    private readonly options: Pick<StdioOptions, 'maxLineBytes' | 'guardStdout' | 'notificationGapMs'> = {},
   ) {
+    this.notificationGapMs = options.notificationGapMs ?? 15;
     const original = output.write;
     this.write = (chunk) => original.call(output, chunk) as boolean;
   }
@@ -75,9 +87,35 @@ export class StdioServerTransport implements Transport {
     this.input.resume();
   }
 
-  send(message: WireMessage): void {
+  send(message: WireMessage, options?: SendOptions): void {
     if (this.closed) return;
-    this.queued.push(encodeLine(message));
+    const related = options?.relatedRequestId;
+    if (related !== undefined && !Array.isArray(message) && this.notificationGapMs > 0) {
+      if (!('id' in message)) {
+        if (this.lastNotified.size > 1024) this.lastNotified.clear();
+        this.lastNotified.set(related, performance.now());
+      } else {
+        const notifiedAt = this.lastNotified.get(related);
+        if (notifiedAt !== undefined) {
+          this.lastNotified.delete(related);
+          const wait = this.notificationGapMs - (performance.now() - notifiedAt);
+          if (wait > 0) {
+            // The official SDK client runs notification handlers a microtask after it settles
+            // the responses of the same read, so progress that arrives together with its
+            // response is dropped. Leave the client time to read the notifications first.
+            const line = encodeLine(message);
+            setTimeout(() => this.enqueue(line), wait);
+            return;
+          }
+        }
+      }
+    }
+    this.enqueue(encodeLine(message));
+  }
+
+  private enqueue(line: string): void {
+    if (this.closed) return;
+    this.queued.push(line);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       process.nextTick(this.flush);

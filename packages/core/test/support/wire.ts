@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { type GantryApplication, stdio } from '@gantry/core';
+import { type GantryApplication, type StdioOptions, stdio } from '@gantry/core';
 
 /** A raw line-level connection to an app through its real stdio transport. */
 export interface Wire {
@@ -15,7 +15,7 @@ export interface Wire {
 
 export async function openWire(
   app: GantryApplication,
-  options: { maxLineBytes?: number } = {},
+  options: Omit<StdioOptions, 'input' | 'output'> = {},
 ): Promise<Wire> {
   const input = new PassThrough();
   const output = new PassThrough();
