@@ -23,6 +23,7 @@ import {
   type Tool,
   type Transport,
 } from '@gantry/protocol';
+import type { ClientTransportHooks } from './client-transport-hooks';
 
 /** Options of {@link Client}. */
 export interface ClientOptions {
@@ -170,8 +171,11 @@ export class Client {
       if (signal?.aborted) throw new RequestCancelledError(Method.Initialize, signal.reason);
       throw error;
     }
+    // Streamable HTTP: when the server forgets the session, the transport has the handshake run again.
+    const hooks = transport as Transport & ClientTransportHooks;
+    hooks.setSessionLostHandler?.(() => this.reinitialize(peer, hooks));
     try {
-      this.initializeResult = await this.handshake(peer);
+      this.initializeResult = await this.handshake(peer, hooks);
       this.state = 'connected';
     } catch (error) {
       await peer.close().catch(() => {});
@@ -184,7 +188,7 @@ export class Client {
   }
 
   /** 2025-11-25 lifecycle: `initialize`, a check of the answer, then `notifications/initialized`. */
-  private async handshake(peer: Peer): Promise<InitializeResult> {
+  private async handshake(peer: Peer, hooks: ClientTransportHooks): Promise<InitializeResult> {
     const params: InitializeRequestParams = {
       protocolVersion: this.requestedVersion,
       capabilities: this.options.capabilities ?? {},
@@ -195,8 +199,22 @@ export class Client {
       params: params as unknown as { [key: string]: unknown },
     });
     checkInitializeResult(result);
+    // 2025-06-18+ transports: MCP-Protocol-Version on every HTTP request after initialize.
+    hooks.setProtocolVersion?.(result.protocolVersion);
     await peer.notify({ method: Method.Initialized });
     return result;
+  }
+
+  /**
+   * Starts a new session on the same connection after the server lost the old one (HTTP 404,
+   * 2025-11-25 transports §"Session Management"). Called by the transport, which holds other
+   * messages back meanwhile; the server's answer replaces the one from `connect`.
+   */
+  private async reinitialize(peer: Peer, hooks: ClientTransportHooks): Promise<void> {
+    if (this.peer !== peer || this.state !== 'connected') {
+      throw new NotConnectedError('Not connected: the session was lost after the connection ended');
+    }
+    this.initializeResult = await this.handshake(peer, hooks);
   }
 
   /** Sends `ping`; resolves when the server answers. */

@@ -9,4 +9,25 @@ export {
   type ConnectOptions,
   type NotificationHandler,
 } from './client';
+export type { ClientTransportHooks } from './client-transport-hooks';
+export { type ConnectHttpOptions, connectHttp, type HttpConnection } from './connect-http';
+export { DEFAULT_MAX_HTTP_MESSAGE_BYTES, type HttpHeadersOption } from './http-exchange';
+export {
+  HTTP_STATUS_ERROR_CODE,
+  type HttpFailureData,
+  HttpStatusError,
+  httpStatusOf,
+} from './http-status-error';
+export { DEFAULT_RECONNECT_OPTIONS, type ReconnectOptions } from './reconnect-policy';
+export { SseClientTransport, type SseClientTransportOptions } from './sse-client-transport';
+export {
+  DEFAULT_MAX_SSE_EVENT_CHARS,
+  type SseEvent,
+  SseParser,
+  type SseParserOptions,
+} from './sse-parser';
 export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-client-transport';
+export {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientTransportOptions,
+} from './streamable-http-client-transport';

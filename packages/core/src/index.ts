@@ -68,6 +68,6 @@ export {
 } from './schema';
 export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export type { GantryServerOptions } from './server/server-options';
-export { ServerSession } from './server/server-session';
+export { ServerSession, type StreamControls } from './server/server-session';
 export type { ListenHost, McpListener } from './transports/listener';
 export { type StdioOptions, StdioServerTransport, stdio } from './transports/stdio';

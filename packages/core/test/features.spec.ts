@@ -484,9 +484,9 @@ describe.each(['memory', 'stdio'] as const)('pagination with a small page size (
         cursor = page.nextCursor;
         pages++;
       } while (cursor);
-      expect(names).toHaveLength(14);
-      expect(new Set(names).size).toBe(14);
-      expect(pages).toBe(7);
+      expect(names).toHaveLength(15);
+      expect(new Set(names).size).toBe(15);
+      expect(pages).toBe(8);
       const first = await h.client.listResources();
       expect(first.resources).toHaveLength(2);
       const second = await h.client.listResources({ cursor: first.nextCursor });

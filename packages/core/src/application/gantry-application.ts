@@ -92,7 +92,12 @@ export class GantryApplication {
   /** Starts accepting connections through a listener, e.g. `app.listen(stdio())`. */
   async listen(listener: McpListener): Promise<void> {
     if (this.closing) throw new Error('The application is closed; create a new one to listen again');
-    const host: ListenHost = { server: this.server, logger: this.logger, close: () => this.close() };
+    const host: ListenHost = {
+      app: this,
+      server: this.server,
+      logger: this.logger,
+      close: () => this.close(),
+    };
     await listener.listen(host);
     this.listeners.push(listener);
   }

@@ -50,6 +50,10 @@ export interface ContextSession extends SessionInfo {
   rememberElicitation(elicitationId: string): void;
   /** Sends `notifications/elicitation/complete` to the session that started `elicitationId`. */
   completeElicitation(elicitationId: string): Promise<boolean>;
+  /** Why this session cannot carry server→client requests, when it cannot (stateless HTTP). */
+  readonly serverRequestsUnavailable?: string;
+  /** Closes the connection of a request's SSE stream (HTTP); false when the transport cannot. */
+  closeStreamOf(requestId: RequestId): boolean;
 }
 
 /** `ctx.resources`: resource notifications from inside a handler. */
@@ -171,6 +175,8 @@ export class McpContext {
     params: CreateMessageRequestParams,
     options: { timeoutMs?: number } = {},
   ): Promise<CreateMessageResult> {
+    const unavailable = this.unavailable('ctx.sample()');
+    if (unavailable) return Promise.reject(unavailable);
     const sampling = this.session.clientCapabilities.sampling;
     if (!sampling) {
       return Promise.reject(
@@ -208,6 +214,8 @@ export class McpContext {
     message: string,
     options: ElicitOptions = {},
   ): Promise<ElicitOutcome<T>> {
+    const unavailable = this.unavailable('ctx.elicit()');
+    if (unavailable) return Promise.reject(unavailable);
     return elicitForm<T>(this.inbound, this.session, form, message, options);
   }
 
@@ -221,6 +229,8 @@ export class McpContext {
     message: string,
     options: { elicitationId?: string; timeoutMs?: number } = {},
   ): Promise<UrlElicitOutcome> {
+    const unavailable = this.unavailable('ctx.elicitUrl()');
+    if (unavailable) return Promise.reject(unavailable);
     return elicitUrl(this.inbound, this.services, url, message, options);
   }
 
@@ -235,6 +245,8 @@ export class McpContext {
 
   /** The client's roots (`roots/list`), cached for the session until they change. */
   roots(): Promise<Root[]> {
+    const unavailable = this.unavailable('ctx.roots()');
+    if (unavailable) return Promise.reject(unavailable);
     if (!this.session.clientCapabilities.roots) {
       return Promise.reject(
         new CapabilityMissingError(
@@ -243,6 +255,20 @@ export class McpContext {
       );
     }
     return this.services.listRoots(this.inbound);
+  }
+
+  /**
+   * Ends the HTTP connection that carries this request's SSE stream after the events sent so
+   * far; the client reconnects with `Last-Event-ID` and gets the rest (SSE polling, 2025-11-25).
+   * Returns false when the transport cannot (stdio, JSON responses, nothing sent yet).
+   */
+  closeSseStream(): boolean {
+    return this.services.closeStreamOf(this.inbound.id);
+  }
+
+  private unavailable(what: string): CapabilityMissingError | undefined {
+    const reason = this.services.serverRequestsUnavailable;
+    return reason === undefined ? undefined : new CapabilityMissingError(`${what}: ${reason}`);
   }
 
   private get services(): ContextSession {

@@ -17,7 +17,7 @@ import type { MethodHandler, MethodTable } from './method-table';
 import { promptHandlers } from './prompt-handlers';
 import { resourceHandlers } from './resource-handlers';
 import type { GantryServerOptions } from './server-options';
-import { ServerSession } from './server-session';
+import { ServerSession, type StreamControls } from './server-session';
 import { toolHandlers } from './tool-handlers';
 
 export type NotificationHandler = (notification: JSONRPCNotification, session: ServerSession) => void;
@@ -26,6 +26,8 @@ export type NotificationHandler = (notification: JSONRPCNotification, session: S
 export interface ConnectOptions {
   /** The caller, when the transport authenticated it. */
   auth?: AuthInfo;
+  /** Stream controls of the transport (HTTP). */
+  streams?: StreamControls;
 }
 
 /**
@@ -100,7 +102,7 @@ export class GantryServer {
 
   /** Serves one connection on `transport`. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
-    const session = new ServerSession(this, options.auth);
+    const session = new ServerSession(this, options.auth, options.streams);
     this.sessions.add(session);
     session.onClose(() => {
       this.sessions.delete(session);

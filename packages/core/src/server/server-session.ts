@@ -14,6 +14,7 @@ import {
   MethodNotFoundError,
   negotiateProtocolVersion,
   Peer,
+  type RequestId,
   type RequestParams,
   type Result,
   type Root,
@@ -21,6 +22,12 @@ import {
 } from '@gantry/protocol';
 import type { ContextSession } from '../context/mcp-context';
 import type { GantryServer } from './gantry-server';
+
+/** What a transport lets handlers do with their streams. */
+export interface StreamControls {
+  /** Closes the connection that carries `requestId`'s SSE stream; the client resumes it. */
+  closeStreamOf(requestId: RequestId): boolean;
+}
 
 type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
 
@@ -50,10 +57,15 @@ export class ServerSession implements ContextSession {
   private rootsCache?: Promise<Root[]>;
   private readonly closeListeners = new Set<() => void>();
 
+  /** Set when this session's transport cannot carry server→client requests (why not). */
+  serverRequestsUnavailable: string | undefined;
+
   constructor(
     private readonly server: GantryServer,
     /** Who the caller is, when the transport authenticated it. */
     readonly auth?: AuthInfo,
+    /** Transport controls, for transports that have them (HTTP: closing a request's SSE stream). */
+    private readonly streams?: StreamControls,
   ) {
     this.peer = new Peer({
       onRequest: (request, inbound) => this.handle(request, inbound),
@@ -69,6 +81,26 @@ export class ServerSession implements ContextSession {
   /** Starts serving on `transport`. */
   async connect(transport: Transport): Promise<void> {
     await this.peer.connect(transport);
+  }
+
+  /**
+   * Serves requests without an `initialize` on this connection, as stateless HTTP does: every
+   * POST stands alone. Client capabilities are unknown, so server→client requests are refused
+   * with `reason`.
+   */
+  assumeInitialized(protocolVersion: string, reason: string): void {
+    const negotiated = negotiateProtocolVersion(protocolVersion);
+    this.protocolVersion = negotiated.answered;
+    this.behaviourVersion = negotiated.behaviour;
+    this.clientInfo = { name: 'stateless-client', version: '0' };
+    this.clientCapabilities = {};
+    this.serverRequestsUnavailable = reason;
+    this.state = 'ready';
+  }
+
+  /** Closes the connection carrying `requestId`'s stream, when the transport can (SSE polling). */
+  closeStreamOf(requestId: RequestId): boolean {
+    return this.streams?.closeStreamOf(requestId) ?? false;
   }
 
   /** True once `initialize` was answered. */

@@ -1,0 +1,709 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  GantryError,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCErrorObject,
+  type JSONRPCMessage,
+  LocalErrorCode,
+  Method,
+  NotConnectedError,
+  ParseError,
+  type RequestId,
+  type Transport,
+  type TransportSink,
+  type WireMessage,
+} from '@gantry/protocol';
+import type { ClientTransportHooks } from './client-transport-hooks';
+import { readEventStream } from './event-stream-reader';
+import {
+  asError,
+  DEFAULT_MAX_HTTP_MESSAGE_BYTES,
+  discardBody,
+  excerpt,
+  type HttpHeadersOption,
+  mediaTypeOf,
+  parseHttpUrl,
+  readBodyText,
+  resolveHeaders,
+  unreachableError,
+} from './http-exchange';
+import { errorResponse, HttpStatusError } from './http-status-error';
+import { type ReconnectOptions, reconnectDelay, resolveReconnectOptions } from './reconnect-policy';
+import { SseParser } from './sse-parser';
+
+/** Options of {@link StreamableHttpClientTransport}. */
+export interface StreamableHttpClientTransportOptions {
+  /** The MCP endpoint (one URL serving POST, GET and DELETE). */
+  url: string | URL;
+  /** Extra headers for every request, or a function called before each one. */
+  headers?: HttpHeadersOption;
+  /** The `fetch` to use; default the global one. */
+  fetch?: typeof fetch;
+  /** Reconnection of SSE streams: resumption of a request's stream and the GET stream. */
+  reconnect?: Partial<ReconnectOptions>;
+  /**
+   * When the server answers HTTP 404 to a request carrying the session id (the session
+   * ended), start a new session through the Client and re-send the request once. Default
+   * true; when false (or with no Client hook installed) the transport closes instead.
+   */
+  reinitializeOnSessionLost?: boolean;
+  /** Largest JSON body or server-sent event accepted; default 4 MiB. */
+  maxMessageBytes?: number;
+  /**
+   * Problems nobody awaits: a server-sent event that is not JSON, a GET stream given up,
+   * a failed DELETE. Default: ignored.
+   */
+  onError?: (error: Error) => void;
+}
+
+/** How long `close()` waits for the server to answer the DELETE that ends the session. */
+const DELETE_TIMEOUT_MS = 5_000;
+/** 2025-11-25 transports: a session id holds only visible ASCII (0x21–0x7E). */
+const SESSION_ID = /^[\x21-\x7e]+$/;
+
+/** One server-sent event stream: the one answering a POST (resumed with GET), or the standalone GET stream. */
+interface EventStream {
+  readonly kind: 'request' | 'standalone';
+  readonly controller: AbortController;
+  /** Aborts with the stream's controller or when the transport closes. */
+  readonly signal: AbortSignal;
+  /** Request streams: ids whose responses are still awaited on this stream. */
+  readonly awaiting: Set<RequestId>;
+  /** The last event id received; `''` if none (WHATWG keeps it across reconnections). */
+  lastEventId: string;
+  /** The server's latest `retry`, in milliseconds. */
+  retryMs?: number;
+  /** Events dispatched so far, to tell a stream that brought news from one that did not. */
+  events: number;
+}
+
+/** What opening a GET stream gave: a stream to read, a failure worth retrying, or an end. */
+type GetOutcome =
+  | { kind: 'open'; response: Response }
+  | { kind: 'retry'; error: Error }
+  | { kind: 'stop'; error: Error; quiet: boolean };
+
+type State = 'idle' | 'open' | 'closed';
+
+/**
+ * Client side of the Streamable HTTP transport, session era (2025-03-26 … 2025-11-25
+ * transports §"Streamable HTTP").
+ *
+ * - Every message is a POST to the endpoint with `Accept: application/json, text/event-stream`,
+ *   plus `MCP-Session-Id` (taken from the answer to `initialize`) and `MCP-Protocol-Version`
+ *   (set by the Client through `setProtocolVersion`) once known. A `send` settles when the
+ *   server has answered the POST's headers.
+ * - A JSON answer is delivered as is (a message or a batch). An SSE answer is read in the
+ *   background; each event's `data` is one message. When that stream ends before the
+ *   responses it owes, and an event id was seen, it is resumed with `GET` + `Last-Event-ID`
+ *   after the server's `retry` (SEP-1699 polling), again and again until the responses
+ *   arrive or the requests are cancelled (the Peer's timeout sends `notifications/cancelled`,
+ *   which ends the polling); `reconnect.maxRetries` bounds consecutive failed attempts.
+ * - An HTTP error on a POST carrying requests rejects only those requests: each gets a
+ *   JSON-RPC error response naming the status and quoting the body ({@link HttpStatusError}).
+ *   A POST carrying only notifications or responses rejects its `send` instead.
+ * - After `notifications/initialized` is accepted, the standalone GET stream is opened for
+ *   server-initiated messages: 405 means the server offers none; a dropped stream is
+ *   reconnected with backoff, honouring `retry` and `Last-Event-ID`.
+ * - Session lost: see {@link StreamableHttpClientTransportOptions.reinitializeOnSessionLost}.
+ *   A request is re-sent at most once, and only when its own POST met the 404 (so the
+ *   server never ran it); messages sent meanwhile wait for the new session.
+ * - `close()` aborts every stream, sends `DELETE` with the session id (a 405 or 404 answer
+ *   is fine), then tells the sink.
+ *
+ * @example
+ * const client = new Client({ name: 'cli', version: '1.0.0' });
+ * await client.connect(new StreamableHttpClientTransport({ url: 'http://127.0.0.1:3000/mcp' }));
+ */
+export class StreamableHttpClientTransport implements Transport, ClientTransportHooks {
+  /** The MCP endpoint. */
+  readonly url: URL;
+  private readonly fetchImpl: typeof fetch;
+  private readonly reconnect: ReconnectOptions;
+  private readonly maxMessageBytes: number;
+  private readonly reinitializeOnSessionLost: boolean;
+  private state: State = 'idle';
+  private sink?: TransportSink;
+  private closing?: Promise<void>;
+  /** Aborts every fetch, stream and reconnection wait when the transport closes. */
+  private readonly lifetime = new AbortController();
+  private session?: string;
+  private version?: string;
+  private sessionLostHandler?: () => Promise<void>;
+  /** One recovery per lost session id, shared by every message that met its 404. */
+  private readonly recoveries = new Map<string, Promise<boolean>>();
+  /** The recovery in progress: messages other than the handshake wait for it. */
+  private recovering?: Promise<boolean>;
+  /** Request id → the stream that owes its response. */
+  private readonly awaiting = new Map<RequestId, EventStream>();
+  private standalone?: EventStream;
+
+  constructor(private readonly options: StreamableHttpClientTransportOptions) {
+    const owner = 'StreamableHttpClientTransport';
+    this.url = parseHttpUrl(owner, options?.url);
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.reconnect = resolveReconnectOptions(owner, options.reconnect);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_HTTP_MESSAGE_BYTES;
+    this.reinitializeOnSessionLost = options.reinitializeOnSessionLost ?? true;
+  }
+
+  /** The session id the server assigned in its answer to `initialize`, if any. */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** The version sent as `MCP-Protocol-Version`, once the Client has set it. */
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** Starts the transport. Nothing is sent until the first message. */
+  start(sink: TransportSink): void {
+    if (this.state === 'open') {
+      throw new GantryError(LocalErrorCode.AlreadyStarted, 'StreamableHttpClientTransport already started');
+    }
+    if (this.state === 'closed') {
+      throw new NotConnectedError('StreamableHttpClientTransport was closed; create a new one');
+    }
+    this.sink = sink;
+    this.state = 'open';
+  }
+
+  /** Sends `MCP-Protocol-Version: <version>` on every later request (the Client calls this after `initialize`). */
+  setProtocolVersion(version: string): void {
+    if (typeof version !== 'string' || version === '') {
+      throw new TypeError('StreamableHttpClientTransport: the protocol version must be a non-empty string');
+    }
+    this.version = version;
+  }
+
+  /** Installs the function that re-initializes the session (the Client does this on connect). */
+  setSessionLostHandler(handler: (() => Promise<void>) | undefined): void {
+    this.sessionLostHandler = handler;
+  }
+
+  /** POSTs one message (or a batch); settles once the server has answered the POST's headers. */
+  async send(message: WireMessage): Promise<void> {
+    this.assertOpen();
+    const messages = Array.isArray(message) ? message : [message];
+    if (this.recovering && !messages.some(isHandshakeMessage)) {
+      await this.recovering;
+      this.assertOpen();
+    }
+    for (const item of messages) {
+      // A cancelled request's response is no longer awaited: stop resuming its stream.
+      if (isJSONRPCNotification(item) && item.method === Method.Cancelled) {
+        const requestId = (item.params as { requestId?: RequestId } | undefined)?.requestId;
+        if (requestId !== undefined) this.stopAwaiting(requestId);
+      }
+    }
+    await this.post(message, messages, true);
+  }
+
+  /** Aborts every stream, ends the session with DELETE, then tells the sink. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const wasOpen = this.state === 'open';
+    this.state = 'closed';
+    this.lifetime.abort();
+    const sessionId = this.session;
+    // 2025-11-25 transports: the client SHOULD end a session it no longer needs with DELETE.
+    if (wasOpen && sessionId !== undefined) await this.deleteSession(sessionId);
+    this.finish();
+  }
+
+  private async deleteSession(sessionId: string): Promise<void> {
+    try {
+      const headers = await this.headersFor(sessionId);
+      const response = await this.fetchImpl(this.url, {
+        method: 'DELETE',
+        headers,
+        signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+      });
+      // 405: the server does not let clients end sessions; 404: it has already forgotten this one.
+      if (!response.ok && response.status !== 405 && response.status !== 404) {
+        this.reportError(await this.statusError('DELETE', response));
+      }
+      await discardBody(response);
+    } catch (error) {
+      this.reportError(asError(error));
+    }
+  }
+
+  private async post(message: WireMessage, messages: JSONRPCMessage[], mayRetry: boolean): Promise<void> {
+    const requestIds = messages.filter(isJSONRPCRequest).map((request) => request.id);
+    const initialize = messages.some((item) => isJSONRPCRequest(item) && item.method === Method.Initialize);
+    // A fresh initialize starts a new session: it carries neither the old id nor a version.
+    const sessionId = initialize ? undefined : this.session;
+    const headers = await this.headersFor(sessionId, !initialize);
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json, text/event-stream');
+
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(message),
+        signal: this.lifetime.signal,
+      });
+    } catch (error) {
+      throw this.networkError('POST', error);
+    }
+
+    if (response.status === 404 && sessionId !== undefined) {
+      return this.postMetLostSession(message, messages, requestIds, sessionId, response, mayRetry);
+    }
+    if (!response.ok) {
+      const error = await this.statusError('POST', response);
+      if (requestIds.length === 0) throw error;
+      return this.failRequests(requestIds, error.toErrorObject());
+    }
+    if (initialize) {
+      const problem = this.adoptSession(response);
+      if (problem) {
+        await discardBody(response);
+        return this.failRequests(requestIds, problem);
+      }
+    }
+    if (requestIds.length === 0) {
+      await discardBody(response);
+      // The session is ready: open the stream for server-initiated messages.
+      if (messages.some((item) => isJSONRPCNotification(item) && item.method === Method.Initialized)) {
+        this.openStandaloneStream();
+      }
+      return;
+    }
+    const type = mediaTypeOf(response);
+    if (type === 'text/event-stream' && response.body) {
+      this.followRequestStream(response, requestIds);
+      return;
+    }
+    if (type === 'application/json') return this.receiveJson(response, requestIds);
+    await discardBody(response);
+    this.failRequests(
+      requestIds,
+      internalError(
+        `The server answered POST ${this.url.href} with HTTP ${response.status} and ${type ? `Content-Type ${type}` : 'no Content-Type'}; a request must be answered with application/json or text/event-stream (2025-11-25 transports)`,
+      ),
+    );
+  }
+
+  /**
+   * 2025-11-25 transports: "When a client receives HTTP 404 in response to a request
+   * containing an MCP-Session-Id, it MUST start a new session by sending a new
+   * InitializeRequest without a session ID attached."
+   */
+  private async postMetLostSession(
+    message: WireMessage,
+    messages: JSONRPCMessage[],
+    requestIds: RequestId[],
+    lostId: string,
+    response: Response,
+    mayRetry: boolean,
+  ): Promise<void> {
+    const error = await this.statusError('POST', response);
+    // The handshake itself never starts a recovery: that would recurse.
+    const recovered = messages.some(isHandshakeMessage) ? false : await this.recoverSession(lostId, error);
+    if (recovered && mayRetry && requestIds.length > 0) return this.post(message, messages, false);
+    if (requestIds.length > 0) return this.failRequests(requestIds, error.toErrorObject());
+    // A notification or response of the lost session means nothing to the new one.
+    if (!recovered) throw error;
+  }
+
+  private recoverSession(lostId: string, cause: Error): Promise<boolean> {
+    let recovery = this.recoveries.get(lostId);
+    if (!recovery) {
+      recovery = this.runRecovery(lostId, cause);
+      this.recoveries.set(lostId, recovery);
+    }
+    return recovery;
+  }
+
+  private async runRecovery(lostId: string, cause: Error): Promise<boolean> {
+    if (this.session === lostId) this.session = undefined;
+    this.stopStandalone();
+    const handler = this.sessionLostHandler;
+    if (!this.reinitializeOnSessionLost || !handler || this.state !== 'open') {
+      this.fail(
+        new ConnectionClosedError(
+          `The server no longer knows session ${lostId} (${cause.message}); connect again to start a new session`,
+          { cause },
+        ),
+      );
+      return false;
+    }
+    const recovery = handler().then(
+      () => true,
+      (error: unknown) => {
+        this.fail(
+          new ConnectionClosedError(
+            `The server no longer knows session ${lostId}, and starting a new session failed: ${asError(error).message}`,
+            { cause: error },
+          ),
+        );
+        return false;
+      },
+    );
+    this.recovering = recovery;
+    try {
+      return await recovery;
+    } finally {
+      if (this.recovering === recovery) this.recovering = undefined;
+    }
+  }
+
+  /** Takes the session id from the answer to `initialize`; returns an error if it is malformed. */
+  private adoptSession(response: Response): JSONRPCErrorObject | undefined {
+    const id = response.headers.get('mcp-session-id');
+    this.session = undefined;
+    if (id === null) return undefined;
+    if (!SESSION_ID.test(id)) {
+      return internalError(
+        `The server assigned an invalid MCP-Session-Id ${JSON.stringify(excerpt(id, 100))}: it must hold only visible ASCII characters (2025-11-25 transports)`,
+      );
+    }
+    this.session = id;
+    return undefined;
+  }
+
+  private async receiveJson(response: Response, requestIds: RequestId[]): Promise<void> {
+    let value: unknown;
+    try {
+      const text = await readBodyText(response, this.maxMessageBytes);
+      value = JSON.parse(text);
+    } catch (error) {
+      if (this.state !== 'open') return;
+      const reason =
+        error instanceof SyntaxError ? `it is not JSON (${error.message})` : asError(error).message;
+      return this.failRequests(
+        requestIds,
+        new ParseError(`Cannot read the server's JSON answer to POST ${this.url.href}: ${reason}`).toJSON(),
+      );
+    }
+    const answered = responseIdsIn(value);
+    this.deliver(value);
+    const missing = requestIds.filter((id) => !answered.includes(id));
+    if (missing.length > 0) {
+      this.failRequests(
+        missing,
+        internalError(`The server's JSON answer to POST ${this.url.href} holds no response for this request`),
+      );
+    }
+  }
+
+  private followRequestStream(response: Response, requestIds: RequestId[]): void {
+    const stream = this.newStream('request');
+    for (const id of requestIds) {
+      stream.awaiting.add(id);
+      this.awaiting.set(id, stream);
+    }
+    this.runRequestStream(stream, response).catch((error) => this.reportError(asError(error)));
+  }
+
+  /** Reads a POST's SSE answer and, while responses are owed, resumes it with GET + Last-Event-ID. */
+  private async runRequestStream(stream: EventStream, first: Response): Promise<void> {
+    let response: Response | undefined = first;
+    let failures = 0;
+    let lastError: Error | undefined;
+    for (;;) {
+      if (response) {
+        const error = await this.consume(stream, response);
+        response = undefined;
+        if (stream.awaiting.size === 0 || stream.signal.aborted) return;
+        if (error instanceof GantryError && error.code === LocalErrorCode.MessageTooLarge) {
+          // Resuming would replay the same event.
+          return this.failStream(stream, internalError(error.message));
+        }
+        if (error) {
+          failures++;
+          lastError = error;
+        } else {
+          // A clean end is polling (SEP-1699), not a failure: the server may close at any time.
+          failures = 0;
+        }
+        if (stream.lastEventId === '') {
+          return this.failStream(
+            stream,
+            internalError(
+              `The server's SSE answer to POST ${this.url.href} ended before the response${error ? ` (${error.message})` : ''}, and it sent no event id to resume from`,
+            ),
+          );
+        }
+      }
+      if (failures > this.reconnect.maxRetries) {
+        return this.failStream(
+          stream,
+          internalError(
+            `Gave up resuming the SSE answer to POST ${this.url.href} after ${failures} failed attempts: ${lastError?.message}`,
+          ),
+        );
+      }
+      if (!(await this.wait(stream, reconnectDelay(this.reconnect, stream.retryMs, failures)))) return;
+      if (stream.awaiting.size === 0) return;
+      const outcome = await this.openGet(stream);
+      if (stream.signal.aborted) return;
+      if (outcome.kind === 'open') response = outcome.response;
+      else if (outcome.kind === 'retry') {
+        failures++;
+        lastError = outcome.error;
+      } else {
+        return this.failStream(
+          stream,
+          internalError(`Cannot resume the SSE answer: ${outcome.error.message}`),
+        );
+      }
+    }
+  }
+
+  private openStandaloneStream(): void {
+    this.stopStandalone();
+    const stream = this.newStream('standalone');
+    this.standalone = stream;
+    this.runStandaloneStream(stream).catch((error) => this.reportError(asError(error)));
+  }
+
+  private stopStandalone(): void {
+    this.standalone?.controller.abort();
+    this.standalone = undefined;
+  }
+
+  /**
+   * The GET stream for server-initiated messages (2025-11-25 transports §"Listening for
+   * Messages from the Server"). An attempt fails when it errors or ends without any event;
+   * an event resets the count.
+   */
+  private async runStandaloneStream(stream: EventStream): Promise<void> {
+    let failures = 0;
+    for (;;) {
+      const outcome = await this.openGet(stream);
+      if (stream.signal.aborted) return;
+      if (outcome.kind === 'stop') {
+        if (!outcome.quiet) this.reportError(outcome.error);
+        return;
+      }
+      let error: Error | undefined;
+      if (outcome.kind === 'retry') {
+        error = outcome.error;
+        failures++;
+      } else {
+        const before = stream.events;
+        error = await this.consume(stream, outcome.response);
+        if (stream.signal.aborted) return;
+        failures = stream.events > before ? 0 : failures + 1;
+      }
+      if (failures > this.reconnect.maxRetries) {
+        this.reportError(
+          new ConnectionClosedError(
+            `Gave up the GET stream of ${this.url.href} for server-initiated messages after ${failures} failed attempts${error ? `: ${error.message}` : ' (each ended without an event)'}`,
+            { cause: error },
+          ),
+        );
+        return;
+      }
+      if (!(await this.wait(stream, reconnectDelay(this.reconnect, stream.retryMs, failures)))) return;
+    }
+  }
+
+  /** Opens a GET stream, resuming after `stream.lastEventId` when there is one. */
+  private async openGet(stream: EventStream): Promise<GetOutcome> {
+    const sessionId = this.session;
+    let response: Response;
+    try {
+      const headers = await this.headersFor(sessionId);
+      headers.set('accept', 'text/event-stream');
+      if (stream.lastEventId !== '') headers.set('last-event-id', stream.lastEventId);
+      response = await this.fetchImpl(this.url, { method: 'GET', headers, signal: stream.signal });
+    } catch (error) {
+      return { kind: 'retry', error: this.networkError('GET', error) };
+    }
+    if (response.ok && mediaTypeOf(response) === 'text/event-stream' && response.body) {
+      return { kind: 'open', response };
+    }
+    if (response.ok) {
+      await discardBody(response);
+      const type = mediaTypeOf(response);
+      const error = new GantryError(
+        LocalErrorCode.ProtocolViolation,
+        `The server answered GET ${this.url.href} with ${type ? `Content-Type ${type}` : 'no Content-Type'} instead of text/event-stream`,
+      );
+      return { kind: 'stop', error, quiet: false };
+    }
+    const error = await this.statusError('GET', response);
+    // 2025-11-25 transports: 405 means the server offers no GET stream.
+    if (response.status === 405) return { kind: 'stop', error, quiet: stream.kind === 'standalone' };
+    if (response.status === 404 && sessionId !== undefined) {
+      // The session is gone; a new one opens its own GET stream after `notifications/initialized`.
+      this.recoverSession(sessionId, error).catch(() => {});
+      return { kind: 'stop', error, quiet: true };
+    }
+    return { kind: 'retry', error };
+  }
+
+  /**
+   * Reads one connection of a stream, delivering each message. Resolves with the error that
+   * ended it, or undefined when the server ended it or every awaited response arrived.
+   */
+  private async consume(stream: EventStream, response: Response): Promise<Error | undefined> {
+    const parser = new SseParser({ maxEventChars: this.maxMessageBytes, lastEventId: stream.lastEventId });
+    try {
+      await readEventStream(response.body!, parser, (event) => {
+        stream.events++;
+        // Events of other types are not MCP messages; an empty data field is a priming event.
+        if ((event.event === undefined || event.event === 'message') && event.data.trim() !== '') {
+          let value: unknown;
+          try {
+            value = JSON.parse(event.data);
+          } catch (error) {
+            this.reportError(
+              new ParseError(
+                `A server-sent event from ${this.url.href} is not JSON (${(error as Error).message}): ${excerpt(event.data, 200)}`,
+              ),
+            );
+            return undefined;
+          }
+          this.deliver(value);
+        }
+        return stream.kind === 'request' && stream.awaiting.size === 0 ? false : undefined;
+      });
+      return undefined;
+    } catch (error) {
+      return asError(error);
+    } finally {
+      stream.lastEventId = parser.lastEventId;
+      if (parser.retry !== undefined) stream.retryMs = parser.retry;
+    }
+  }
+
+  /** Hands a decoded value to the sink, first noting the responses it carries. */
+  private deliver(value: unknown): void {
+    const sink = this.sink;
+    if (this.state !== 'open' || !sink) return;
+    for (const id of responseIdsIn(value)) this.stopAwaiting(id);
+    sink.message(value);
+  }
+
+  /** The response for `id` arrived or is no longer wanted; a stream owing nothing more stops. */
+  private stopAwaiting(id: RequestId): void {
+    const stream = this.awaiting.get(id);
+    if (!stream) return;
+    this.awaiting.delete(id);
+    stream.awaiting.delete(id);
+    if (stream.awaiting.size === 0) stream.controller.abort();
+  }
+
+  /** Rejects every request a stream still owes. */
+  private failStream(stream: EventStream, error: JSONRPCErrorObject): void {
+    const ids = [...stream.awaiting];
+    for (const id of ids) this.awaiting.delete(id);
+    stream.awaiting.clear();
+    stream.controller.abort();
+    this.failRequests(ids, error);
+  }
+
+  /** Delivers a JSON-RPC error response for each id, so the Peer rejects exactly those requests. */
+  private failRequests(ids: RequestId[], error: JSONRPCErrorObject): void {
+    for (const id of ids) this.deliver(errorResponse(id, error));
+  }
+
+  private newStream(kind: EventStream['kind']): EventStream {
+    const controller = new AbortController();
+    return {
+      kind,
+      controller,
+      signal: AbortSignal.any([controller.signal, this.lifetime.signal]),
+      awaiting: new Set(),
+      lastEventId: '',
+      events: 0,
+    };
+  }
+
+  /** Waits before a reconnection; false if the stream was stopped meanwhile. */
+  private async wait(stream: EventStream, ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: stream.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async headersFor(sessionId: string | undefined, withVersion = true): Promise<Headers> {
+    const headers = await resolveHeaders(this.options.headers);
+    if (sessionId !== undefined) headers.set('mcp-session-id', sessionId);
+    if (withVersion && this.version !== undefined) headers.set('mcp-protocol-version', this.version);
+    return headers;
+  }
+
+  private statusError(method: string, response: Response): Promise<HttpStatusError> {
+    return HttpStatusError.fromResponse(method, this.url, response, this.maxMessageBytes);
+  }
+
+  private networkError(method: string, error: unknown): Error {
+    return unreachableError(method, this.url, error, this.state !== 'open');
+  }
+
+  private assertOpen(): void {
+    if (this.state !== 'open') {
+      throw new NotConnectedError(
+        this.state === 'idle'
+          ? 'Not connected: the Streamable HTTP transport has not been started'
+          : 'Not connected: the Streamable HTTP transport is closed',
+      );
+    }
+  }
+
+  /** Ends the connection on the transport's own initiative (the session could not be recovered). */
+  private fail(error: Error): void {
+    if (this.state !== 'open') return;
+    this.state = 'closed';
+    this.lifetime.abort();
+    this.finish(error);
+  }
+
+  private finish(error?: Error): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    sink?.closed(error);
+  }
+
+  private reportError(error: Error): void {
+    this.options.onError?.(error);
+  }
+}
+
+/** `initialize` and `notifications/initialized` never wait for a session recovery: they perform it. */
+function isHandshakeMessage(message: JSONRPCMessage): boolean {
+  return (
+    (isJSONRPCRequest(message) && message.method === Method.Initialize) ||
+    (isJSONRPCNotification(message) && message.method === Method.Initialized)
+  );
+}
+
+/** Ids of the responses in a decoded value (a message or a batch). */
+function responseIdsIn(value: unknown): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (
+      (isJSONRPCResultResponse(item) || isJSONRPCErrorResponse(item)) &&
+      item.id !== null &&
+      item.id !== undefined
+    ) {
+      ids.push(item.id);
+    }
+  }
+  return ids;
+}
+
+function internalError(message: string): JSONRPCErrorObject {
+  return { code: ErrorCode.InternalError, message };
+}

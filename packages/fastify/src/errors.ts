@@ -1,0 +1,21 @@
+import type { RequestId } from '@gantry/protocol';
+import type { FastifyReply } from 'fastify';
+
+/** A JSON-RPC error body, as HTTP error responses carry it. */
+export function errorBody(code: number, message: string, id: RequestId | null = null) {
+  return { jsonrpc: '2.0' as const, id, error: { code, message } };
+}
+
+/** Sends an HTTP error with a JSON-RPC error body. */
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  id: RequestId | null = null,
+): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'application/json')
+    .send(JSON.stringify(errorBody(code, message, id)));
+}

@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerSession } from '@gantry/core';
+import type {
+  AuthInfo,
+  JSONRPCMessage,
+  RequestId,
+  SendOptions,
+  Transport,
+  TransportSink,
+  WireMessage,
+} from '@gantry/protocol';
+import type { FastifyReply } from 'fastify';
+import type { EventStore } from './event-store';
+import { RequestStream, type ResponseMode } from './request-stream';
+import { SSE_HEADERS, SseWriter, type SseWriterOptions } from './sse-writer';
+
+export interface HttpSessionOptions {
+  readonly responseMode: ResponseMode;
+  readonly eventStore?: EventStore;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  /** Unrelated messages kept while no GET stream is open. */
+  readonly outboxLimit: number;
+}
+
+/** A new random id: 144 bits from the CSPRNG, URL-safe (visible ASCII, as MCP requires). */
+export function newId(bytes = 18): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+function isResponse(message: JSONRPCMessage): boolean {
+  return !('method' in message) && 'id' in message;
+}
+
+/**
+ * One MCP session over Streamable HTTP, and the Transport its ServerSession speaks through.
+ * Every message the server sends goes on exactly one stream: the answer to the POST that
+ * carried the request it belongs to, or else the standalone GET stream.
+ */
+export class HttpSession implements Transport {
+  server?: ServerSession;
+  lastSeen = Date.now();
+  private sink?: TransportSink;
+  private closed = false;
+  private readonly byRequest = new Map<RequestId, RequestStream>();
+  private readonly byStream = new Map<string, RequestStream>();
+  private standalone?: SseWriter;
+  private outbox: JSONRPCMessage[] = [];
+  private readonly sseOptions: SseWriterOptions;
+  private readonly closeListeners = new Set<() => void>();
+
+  constructor(
+    /** The `Mcp-Session-Id`; undefined in stateless mode. */
+    readonly id: string | undefined,
+    /** Who opened the session, when auth is on: later requests must come from the same principal. */
+    readonly principal: string | undefined,
+    readonly auth: AuthInfo | undefined,
+    private readonly options: HttpSessionOptions,
+  ) {
+    this.sseOptions = {
+      eventStore: options.eventStore,
+      retryMs: options.retryMs,
+      keepAliveMs: options.keepAliveMs,
+    };
+  }
+
+  start(sink: TransportSink): void {
+    this.sink = sink;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Hands a POSTed message (or batch) to the server; requests are answered on `reply`. */
+  post(value: unknown, requestIds: readonly RequestId[], reply: FastifyReply): RequestStream | undefined {
+    this.lastSeen = Date.now();
+    let stream: RequestStream | undefined;
+    if (requestIds.length > 0) {
+      stream = new RequestStream(
+        reply,
+        requestIds,
+        this.options.responseMode,
+        this.sseOptions,
+        () => newId(9),
+        (writer, owner) => this.byStream.set(writer.streamId, owner),
+        (finished) => this.finished(finished),
+      );
+      for (const id of requestIds) this.byRequest.set(id, stream);
+    }
+    this.sink?.message(value);
+    return stream;
+  }
+
+  /** Opens the standalone SSE stream (GET without `Last-Event-ID`). */
+  openStandalone(reply: FastifyReply, headers: Record<string, string>): boolean {
+    if (this.standalone?.attached) return false;
+    reply.hijack();
+    reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const writer = this.standalone ?? new SseWriter(newId(9), this.sseOptions);
+    writer.attach(reply.raw, true);
+    this.standalone = writer;
+    const queued = this.outbox;
+    this.outbox = [];
+    for (const message of queued) writer.write(message);
+    return true;
+  }
+
+  /**
+   * Resumes a stream after `Last-Event-ID`: replays what followed it, then keeps the connection
+   * as that stream's while it lives. False when the id is unknown or expired.
+   */
+  async resume(lastEventId: string, reply: FastifyReply, headers: Record<string, string>): Promise<boolean> {
+    const store = this.options.eventStore;
+    if (!store) return false;
+    const raw = reply.raw;
+    const replayed: string[] = [];
+    const streamId = await store.replayEventsAfter(lastEventId, (eventId, message) => {
+      replayed.push(`id: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
+    });
+    if (streamId === undefined) return false;
+    reply.hijack();
+    raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const live = this.byStream.get(streamId);
+    const writer =
+      live && !live.isFinished
+        ? live.writer
+        : this.standalone?.streamId === streamId
+          ? this.standalone
+          : undefined;
+    if (!writer || writer.isEnded) {
+      for (const chunk of replayed) raw.write(chunk);
+      raw.end();
+      return true;
+    }
+    // Replay again inside the writer's queue, so no event stored meanwhile is missed or doubled.
+    await writer.exclusive(async () => {
+      await store.replayEventsAfter(lastEventId, (eventId, message) => {
+        raw.write(`id: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
+      });
+      writer.attach(raw, false);
+    });
+    return true;
+  }
+
+  /** Closes the POST connection that carries `requestId` (SSE polling); false when it cannot. */
+  closeStreamOf(requestId: RequestId): boolean {
+    return this.byRequest.get(requestId)?.closeConnection() ?? false;
+  }
+
+  send(message: WireMessage, options?: SendOptions): void {
+    if (this.closed) return;
+    if (Array.isArray(message)) {
+      const first = message.find((m) => 'id' in m && m.id !== null) as { id: RequestId } | undefined;
+      const stream = first ? this.byRequest.get(first.id) : undefined;
+      if (stream) stream.respond(undefined, message);
+      return;
+    }
+    if (isResponse(message)) {
+      const id = (message as { id: RequestId }).id;
+      const stream = this.byRequest.get(id);
+      if (stream) {
+        this.byRequest.delete(id);
+        stream.respond(id, message);
+        return;
+      }
+    } else {
+      const related = options?.relatedRequestId;
+      const stream = related === undefined ? undefined : this.byRequest.get(related);
+      if (stream?.related(message)) return;
+    }
+    this.unrelated(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stream of new Set(this.byRequest.values())) stream.abort();
+    this.byRequest.clear();
+    for (const streamId of this.byStream.keys()) this.options.eventStore?.dropStream?.(streamId);
+    this.byStream.clear();
+    if (this.standalone) {
+      this.options.eventStore?.dropStream?.(this.standalone.streamId);
+      await this.standalone.end();
+    }
+    this.sink?.closed();
+    for (const listener of this.closeListeners) listener();
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.add(listener);
+  }
+
+  /** Server-initiated messages go on the GET stream, or wait for one (bounded). */
+  private unrelated(message: JSONRPCMessage): void {
+    if (this.standalone && !this.standalone.isEnded) {
+      this.standalone.write(message);
+      return;
+    }
+    if (this.outbox.length >= this.options.outboxLimit) this.outbox.shift();
+    this.outbox.push(message);
+  }
+
+  private finished(stream: RequestStream): void {
+    for (const id of stream.ids) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
+    const writer = stream.writer;
+    if (writer) {
+      // Kept a while for clients that resume after the last event; the store bounds it.
+      this.byStream.delete(writer.streamId);
+    }
+  }
+}

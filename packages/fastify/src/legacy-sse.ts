@@ -1,0 +1,128 @@
+import {
+  type AuthInfo,
+  ErrorCode,
+  type Transport,
+  type TransportSink,
+  type WireMessage,
+} from '@gantry/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from './errors';
+import { newId } from './http-session';
+import type { ResolvedOptions } from './options';
+import type { SessionStore } from './session-store';
+import { SSE_HEADERS, SseWriter } from './sse-writer';
+
+/**
+ * One 2024-11-05 HTTP+SSE connection: everything the server sends travels as `message`
+ * events on the GET stream; the client POSTs to the endpoint it was given.
+ */
+class LegacySseSession implements Transport {
+  private sink?: TransportSink;
+  private closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly principal: string | undefined,
+    private readonly writer: SseWriter,
+  ) {}
+
+  start(sink: TransportSink): void {
+    this.sink = sink;
+  }
+
+  deliver(value: unknown): void {
+    this.sink?.message(value);
+  }
+
+  send(message: WireMessage): Promise<void> {
+    return this.writer.write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.writer.end();
+    this.sink?.closed();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+interface LegacyDeps {
+  authenticated(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
+  authOf(request: FastifyRequest): AuthInfo | undefined;
+  sessions: SessionStore;
+}
+
+/** `GET <ssePath>` opens a legacy session; `POST <messagesPath>?sessionId=…` carries client messages. */
+export function registerLegacySse(
+  fastify: FastifyInstance,
+  options: ResolvedOptions & { legacySse: NonNullable<ResolvedOptions['legacySse']> },
+  deps: LegacyDeps,
+): void {
+  const { ssePath, messagesPath } = options.legacySse;
+  const live = new Map<string, LegacySseSession>();
+  const principalOf = (auth: AuthInfo | undefined) =>
+    auth ? (auth.subject ?? auth.clientId ?? auth.token) : undefined;
+
+  fastify.get(ssePath, async (request, reply) => {
+    if (!(await deps.authenticated(request, reply))) return reply;
+    if (live.size + deps.sessions.size >= options.maxSessions) {
+      return sendError(
+        reply,
+        503,
+        ErrorCode.InternalError,
+        `Service Unavailable: the server is at its limit of ${options.maxSessions} sessions`,
+      );
+    }
+    const id = newId();
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) headers[name] = String(value);
+    reply.hijack();
+    reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const writer = new SseWriter(id, {
+      retryMs: options.retryMs,
+      keepAliveMs: options.keepAliveMs,
+      eventName: 'message',
+    });
+    writer.attach(reply.raw, false);
+    const auth = deps.authOf(request);
+    const session = new LegacySseSession(id, principalOf(auth), writer);
+    live.set(id, session);
+    // The 2024-11-05 transport: the first event names the URI to POST to.
+    writer.raw(`event: endpoint\ndata: ${fastify.prefix}${messagesPath}?sessionId=${id}\n\n`);
+    const server = await options.app.connect(session, { auth });
+    reply.raw.on('close', () => {
+      live.delete(id);
+      void server.close();
+    });
+    return reply;
+  });
+
+  fastify.post(messagesPath, { bodyLimit: options.bodyLimit }, async (request, reply) => {
+    if (!(await deps.authenticated(request, reply))) return reply;
+    const id = (request.query as { sessionId?: unknown }).sessionId;
+    if (typeof id !== 'string') {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the sessionId query parameter is required',
+      );
+    }
+    const session = live.get(id);
+    if (!session || session.isClosed || session.principal !== principalOf(deps.authOf(request))) {
+      return sendError(
+        reply,
+        404,
+        ErrorCode.InvalidRequest,
+        'Session not found: open a new one with GET on the SSE endpoint',
+      );
+    }
+    session.deliver(request.body);
+    return reply.code(202).header('content-type', 'text/plain').send('Accepted');
+  });
+}

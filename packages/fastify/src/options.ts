@@ -1,0 +1,68 @@
+import type { GantryApplication } from '@gantry/core';
+import type { AuthOptions } from './auth';
+import type { EventStore } from './event-store';
+import type { ResponseMode } from './request-stream';
+
+/** Options of the `gantryMcp` Fastify plugin. */
+export interface GantryMcpOptions {
+  /** The application to serve. */
+  app: GantryApplication;
+  /** The MCP endpoint, under the plugin's prefix. Default `/mcp`. */
+  path?: string;
+  /**
+   * `stateful` (default): sessions with `Mcp-Session-Id`, server→client requests, GET streams.
+   * `stateless`: every POST stands alone; no session ids; server→client requests are refused.
+   */
+  mode?: 'stateful' | 'stateless';
+  /** How requests are answered: `auto` (JSON unless the handler streams first), `json` or `sse`. Default `auto`. */
+  responseMode?: ResponseMode;
+  sessions?: {
+    /** A session unused this long is closed. Default 30 minutes. */
+    idleTimeoutMs?: number;
+    /** More sessions than this are refused with 503. Default 10 000. */
+    max?: number;
+  };
+  /** Event store for `Last-Event-ID` resumption; `false` turns resumption off. Default in memory, bounded. */
+  eventStore?: EventStore | false;
+  sse?: {
+    /** The `retry` sent to clients, in ms. Default 1000. */
+    retryMs?: number;
+    /** Keep-alive comments on idle streams, in ms; 0 turns them off. Default 25 000. */
+    keepAliveMs?: number;
+  };
+  /** Largest accepted body, in bytes; larger → 413. Default 4 MiB. */
+  bodyLimit?: number;
+  /**
+   * Host names (without port) requests may address. Default: when the request arrives on a
+   * loopback address, `localhost`, `127.0.0.1` and `[::1]` only (DNS-rebinding protection);
+   * otherwise any.
+   */
+  allowedHosts?: string[];
+  /** Origins (`https://app.example.com`) allowed to call; same loopback default as hosts. */
+  allowedOrigins?: string[];
+  /** CORS for browser clients; exposes `Mcp-Session-Id` and allows `MCP-Protocol-Version`. Off by default. */
+  cors?: boolean | { origins?: string[] | '*'; maxAgeSec?: number };
+  /** Legacy HTTP+SSE endpoints for 2024-11-05 clients (`GET /sse`, `POST /messages`). Default on. */
+  legacySse?: boolean | { ssePath?: string; messagesPath?: string };
+  /** OAuth 2.1 resource server: bearer tokens verified on every request. */
+  auth?: AuthOptions;
+}
+
+/** Options with every default applied. */
+export interface ResolvedOptions {
+  readonly app: GantryApplication;
+  readonly path: string;
+  readonly mode: 'stateful' | 'stateless';
+  readonly responseMode: ResponseMode;
+  readonly idleTimeoutMs: number;
+  readonly maxSessions: number;
+  readonly eventStore: EventStore | undefined;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  readonly bodyLimit: number;
+  readonly allowedHosts: readonly string[] | undefined;
+  readonly allowedOrigins: readonly string[] | undefined;
+  readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
+  readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
+  readonly auth: AuthOptions | undefined;
+}

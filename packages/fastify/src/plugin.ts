@@ -1,0 +1,363 @@
+import {
+  type AuthInfo,
+  classifyMessage,
+  ErrorCode,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@gantry/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { authenticate, endpointUrls, registerProtectedResourceMetadata } from './auth';
+import { sendError } from './errors';
+import { HttpSession, newId } from './http-session';
+import { registerLegacySse } from './legacy-sse';
+import type { GantryMcpOptions, ResolvedOptions } from './options';
+import { resolveOptions } from './resolve-options';
+import { applyCors, hostOriginProblem, preflight } from './security';
+import { SessionStore } from './session-store';
+
+/** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
+const HEADER_VERSIONS = new Set([...SUPPORTED_PROTOCOL_VERSIONS, '2024-10-07']);
+
+const STATELESS_REASON =
+  'this server runs stateless HTTP, where each request stands alone and nothing can carry a request to the client and its answer back';
+
+function accepts(request: FastifyRequest, ...types: string[]): boolean {
+  const accept = request.headers.accept ?? '';
+  // `*/*` accepts everything; SDK clients send both types explicitly.
+  return accept.includes('*/*') || types.every((type) => accept.includes(type));
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The principal a session is bound to: the token's subject, else its client. */
+function principalOf(auth: AuthInfo | undefined): string | undefined {
+  return auth ? (auth.subject ?? auth.clientId ?? auth.token) : undefined;
+}
+
+/** Headers to copy onto hijacked (SSE) responses: what hooks and CORS set. */
+function replyHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined) headers[name] = String(value);
+  return headers;
+}
+
+async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions): Promise<void> {
+  const options = resolveOptions(raw);
+  const { app, path } = options;
+  const sessions = new SessionStore(options.idleTimeoutMs);
+  const authByRequest = new WeakMap<FastifyRequest, AuthInfo>();
+  const mcpPath = `${fastify.prefix}${path}`;
+
+  // JSON bodies: a parse failure is a JSON-RPC parse error (−32700) with HTTP 400.
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: options.bodyLimit },
+    (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch (error) {
+        const failure = new Error(`Parse error: ${(error as Error).message}`) as Error & {
+          statusCode: number;
+          mcpCode: number;
+        };
+        failure.statusCode = 400;
+        failure.mcpCode = ErrorCode.ParseError;
+        done(failure, undefined);
+      }
+    },
+  );
+
+  fastify.setErrorHandler(
+    (error: Error & { statusCode?: number; code?: string; mcpCode?: number }, _request, reply) => {
+      if (error.mcpCode !== undefined)
+        return sendError(reply, error.statusCode ?? 400, error.mcpCode, error.message);
+      switch (error.code) {
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          return sendError(
+            reply,
+            413,
+            ErrorCode.InvalidRequest,
+            `Request body too large: at most ${options.bodyLimit} bytes`,
+          );
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+          return sendError(
+            reply,
+            415,
+            ErrorCode.InvalidRequest,
+            'Unsupported Media Type: send Content-Type: application/json',
+          );
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: the body is empty');
+        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+          return sendError(
+            reply,
+            400,
+            ErrorCode.InvalidRequest,
+            'Invalid request: the Content-Length does not match the body',
+          );
+      }
+      const status =
+        error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      if (status === 500) app.logger.error('HTTP request failed:', error);
+      // No stack traces in responses.
+      return sendError(
+        reply,
+        status,
+        status === 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest,
+        status === 500 ? 'Internal error' : error.message,
+      );
+    },
+  );
+
+  // DNS-rebinding protection and CORS first, then authentication (2025-11-25: invalid Origin → 403).
+  fastify.addHook('onRequest', async (request, reply) => {
+    const problem = hostOriginProblem(request, options);
+    if (problem) return sendError(reply, 403, -32000, problem);
+    applyCors(request, reply, options);
+  });
+
+  if (options.auth) registerProtectedResourceMetadata(fastify, options.auth, mcpPath);
+
+  const authenticated = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    if (!options.auth) return true;
+    const outcome = await authenticate(request, options.auth, endpointUrls(request, options.auth, mcpPath));
+    if (outcome.ok) {
+      authByRequest.set(request, outcome.auth);
+      return true;
+    }
+    for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+    reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.body));
+    return false;
+  };
+
+  const sessionOptions = {
+    responseMode: options.responseMode,
+    eventStore: options.eventStore,
+    retryMs: options.retryMs,
+    keepAliveMs: options.keepAliveMs,
+    outboxLimit: 1000,
+  };
+
+  const openSession = async (id: string | undefined, auth: AuthInfo | undefined): Promise<HttpSession> => {
+    const session = new HttpSession(id, principalOf(auth), auth, sessionOptions);
+    session.server = await app.connect(session, { auth, streams: session });
+    return session;
+  };
+
+  /** The session a request names, or an error already sent. */
+  const findSession = (request: FastifyRequest, reply: FastifyReply): HttpSession | undefined => {
+    const id = header(request, 'mcp-session-id');
+    if (id === undefined) {
+      sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the Mcp-Session-Id header is required; send initialize first to get one',
+      );
+      return undefined;
+    }
+    const session = sessions.get(id);
+    // A token of another principal gets the same answer as an unknown session: nothing leaks.
+    if (!session || session.isClosed || session.principal !== principalOf(authByRequest.get(request))) {
+      sendError(
+        reply,
+        404,
+        ErrorCode.InvalidRequest,
+        'Session not found: it ended or never existed; send initialize to start a new one',
+      );
+      return undefined;
+    }
+    return session;
+  };
+
+  fastify.options(path, async (request, reply) => preflight(request, reply, options));
+
+  fastify.post(path, { bodyLimit: options.bodyLimit }, async (request, reply) => {
+    if (!(await authenticated(request, reply))) return reply;
+    const contentType = header(request, 'content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+      return sendError(
+        reply,
+        415,
+        ErrorCode.InvalidRequest,
+        'Unsupported Media Type: send Content-Type: application/json',
+      );
+    }
+    if (!accepts(request, 'application/json', 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: the Accept header must list application/json and text/event-stream',
+      );
+    }
+    const version = header(request, 'mcp-protocol-version');
+    if (version !== undefined && !HEADER_VERSIONS.has(version)) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      );
+    }
+    const body = request.body;
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
+    if (batch && messages.length === 0)
+      return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
+    const requestIds: RequestId[] = [];
+    let initialize = false;
+    for (const message of messages) {
+      const classified = classifyMessage(message);
+      if (classified.kind === 'invalid' && !batch) {
+        return sendError(
+          reply,
+          400,
+          ErrorCode.InvalidRequest,
+          `Invalid request: ${classified.reason}`,
+          classified.id,
+        );
+      }
+      if (classified.kind === 'request') {
+        requestIds.push(classified.message.id);
+        if (classified.message.method === 'initialize') initialize = true;
+      }
+    }
+    if (initialize && batch) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid request: initialize must not be part of a batch',
+      );
+    }
+
+    let session: HttpSession;
+    if (options.mode === 'stateless') {
+      session = await openSession(undefined, authByRequest.get(request));
+      if (!initialize) session.server?.assumeInitialized(version ?? '2025-03-26', STATELESS_REASON);
+      reply.raw.on('close', () => void session.close());
+    } else if (initialize) {
+      if (sessions.size >= options.maxSessions) {
+        return sendError(
+          reply,
+          503,
+          ErrorCode.InternalError,
+          `Service Unavailable: the server is at its limit of ${options.maxSessions} sessions; try again later`,
+        );
+      }
+      const id = newId();
+      session = await openSession(id, authByRequest.get(request));
+      sessions.add(id, session);
+      reply.header('mcp-session-id', id);
+    } else {
+      const found = findSession(request, reply);
+      if (!found) return reply;
+      session = found;
+    }
+    if (batch && session.server?.behaviourVersion !== '2025-03-26') {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
+      );
+    }
+    const stream = session.post(body, requestIds, reply);
+    if (!stream) return reply.code(202).send();
+    return reply;
+  });
+
+  fastify.get(path, async (request, reply) => {
+    if (!(await authenticated(request, reply))) return reply;
+    if (options.mode === 'stateless') {
+      return sendError(
+        reply,
+        405,
+        ErrorCode.MethodNotFound,
+        'Method Not Allowed: this endpoint is stateless; there is no GET stream',
+      );
+    }
+    if (!accepts(request, 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: the Accept header must list text/event-stream',
+      );
+    }
+    const session = findSession(request, reply);
+    if (!session) return reply;
+    session.lastSeen = Date.now();
+    const lastEventId = header(request, 'last-event-id');
+    if (lastEventId !== undefined) {
+      if (await session.resume(lastEventId, reply, replyHeaders(reply))) return reply;
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId)} is unknown or expired`,
+      );
+    }
+    if (!session.openStandalone(reply, replyHeaders(reply))) {
+      return sendError(
+        reply,
+        409,
+        ErrorCode.InvalidRequest,
+        'Conflict: this session already has a GET stream open',
+      );
+    }
+    return reply;
+  });
+
+  fastify.delete(path, async (request, reply) => {
+    if (!(await authenticated(request, reply))) return reply;
+    if (options.mode === 'stateless') {
+      return sendError(
+        reply,
+        405,
+        ErrorCode.MethodNotFound,
+        'Method Not Allowed: this endpoint is stateless; there is no session to end',
+      );
+    }
+    const session = findSession(request, reply);
+    if (!session) return reply;
+    await session.close();
+    return reply.code(200).send();
+  });
+
+  if (options.legacySse) {
+    registerLegacySse(
+      fastify,
+      options as ResolvedOptions & { legacySse: NonNullable<ResolvedOptions['legacySse']> },
+      {
+        authenticated,
+        authOf: (request) => authByRequest.get(request),
+        sessions,
+      },
+    );
+  }
+
+  fastify.addHook('onClose', async () => {
+    await sessions.closeAll();
+  });
+}
+
+/**
+ * Serves a Gantry application over Streamable HTTP (and legacy HTTP+SSE) in a Fastify app.
+ * An encapsulated plugin: it respects prefixes, and its hooks and parsers stay inside it.
+ *
+ * @example
+ * ```ts
+ * const fastify = Fastify();
+ * fastify.get('/health', async () => 'ok');
+ * await fastify.register(gantryMcp, { app, path: '/mcp' });
+ * await fastify.listen({ host: '127.0.0.1', port: 3000 });
+ * ```
+ */
+export const gantryMcp = fp(gantryMcpPlugin, { name: '@gantry/fastify', fastify: '5.x', encapsulate: true });

@@ -1,0 +1,106 @@
+import type { JSONRPCMessage, RequestId } from '@gantry/protocol';
+import type { FastifyReply } from 'fastify';
+import { SSE_HEADERS, SseWriter, type SseWriterOptions } from './sse-writer';
+
+/** How a POST carrying requests is answered. */
+export type ResponseMode = 'auto' | 'json' | 'sse';
+
+/**
+ * The answer to one POST that carried requests: a JSON body, or an SSE stream when the
+ * handler sends notifications or server→client requests before its result (mode `auto`),
+ * or always (mode `sse`). Ends once every request it carried is answered.
+ */
+export class RequestStream {
+  private sse?: SseWriter;
+  private readonly pending: Set<RequestId>;
+  private finished = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    readonly ids: readonly RequestId[],
+    private readonly mode: ResponseMode,
+    private readonly sseOptions: SseWriterOptions,
+    private readonly newStreamId: () => string,
+    private readonly onSse: (writer: SseWriter, stream: RequestStream) => void,
+    private readonly onFinish: (stream: RequestStream, response: JSONRPCMessage | JSONRPCMessage[]) => void,
+  ) {
+    this.pending = new Set(ids);
+    if (mode === 'sse') this.upgrade();
+  }
+
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** The SSE writer, once the answer became a stream. */
+  get writer(): SseWriter | undefined {
+    return this.sse;
+  }
+
+  /**
+   * A notification or request tied to one of this POST's requests. Returns false in `json`
+   * mode, where it cannot travel on this answer (the caller then uses the standalone stream).
+   */
+  related(message: JSONRPCMessage): boolean {
+    if (this.finished) return false;
+    if (!this.sse) {
+      if (this.mode === 'json') return false;
+      this.upgrade();
+    }
+    (this.sse as SseWriter).write(message);
+    return true;
+  }
+
+  /** The response (or batch of responses) to this POST's request(s). */
+  respond(id: RequestId | undefined, message: JSONRPCMessage | JSONRPCMessage[]): void {
+    if (this.finished) return;
+    if (Array.isArray(message)) this.pending.clear();
+    else if (id !== undefined) this.pending.delete(id);
+    const last = this.pending.size === 0;
+    if (this.sse) {
+      this.sse.write(message);
+      if (last) {
+        this.finished = true;
+        this.sse.end();
+        this.onFinish(this, message);
+      }
+      return;
+    }
+    // JSON mode: a POST with several requests (a batch) is answered once, as an array.
+    if (!last) return;
+    this.finished = true;
+    this.onFinish(this, message);
+    if (!this.reply.sent) {
+      this.reply.code(200).header('content-type', 'application/json').send(JSON.stringify(message));
+    }
+  }
+
+  /** Closes the POST's connection after an id'd event; the client resumes with GET (SEP-1699). */
+  closeConnection(): boolean {
+    if (!this.sse || this.finished || !this.sse.lastEventId) return false;
+    this.sse.detach();
+    return true;
+  }
+
+  /** Ends the answer without a response (session closed). */
+  abort(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.sse) this.sse.end();
+    else if (!this.reply.sent) this.reply.code(204).send();
+  }
+
+  private upgrade(): void {
+    const reply = this.reply;
+    const headers: Record<string, string | number | string[]> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) headers[name] = value as string | number | string[];
+    }
+    reply.hijack();
+    reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const writer = new SseWriter(this.newStreamId(), this.sseOptions);
+    writer.attach(reply.raw, true);
+    this.sse = writer;
+    this.onSse(writer, this);
+  }
+}
