@@ -210,7 +210,7 @@ describe('embedding in an existing Fastify app', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(elsewhere.status).toBe(400);
-    const body = await elsewhere.json();
+    const body = (await elsewhere.json()) as { code?: string; jsonrpc?: string };
     expect(body.code).toBe('FST_ERR_CTP_INVALID_JSON_BODY');
     expect(body.jsonrpc).toBeUndefined();
     await client.close();
