@@ -3,7 +3,7 @@ import type { Config } from 'jest';
 
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/apps'],
+  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/docs'],
   testMatch: ['**/test/**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   moduleNameMapper: { '^@gantry/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },

@@ -181,9 +181,13 @@ export class ConformanceTools {
     return `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.action === 'accept' ? answer.content : {})}`;
   }
 
-  @Tool({ name: 'test_reconnection', description: 'Answers after a pause (SSE polling, SEP-1699)' })
-  async reconnection() {
-    await pause(100);
+  @Tool({
+    name: 'test_reconnection',
+    description: 'Drops its SSE stream, then answers; the client resumes (SSE polling, SEP-1699)',
+  })
+  async reconnection(@Ctx() ctx: McpContext) {
+    ctx.closeSseStream();
+    await pause(200);
     return 'Reconnection test completed';
   }
 

@@ -70,6 +70,25 @@ describe('dependency injection', () => {
     expect((await create(AppModule)).get(Service).dir).toBe('/tmp/x');
   });
 
+  it('inherits @Inject tokens in subclasses, so a subclass can replace its parent', async () => {
+    @Injectable()
+    class Api {
+      constructor(@Inject('url') readonly url: string) {}
+    }
+    @Injectable()
+    class FakeApi extends Api {}
+    @Module({
+      providers: [
+        { provide: 'url', useValue: 'http://x' },
+        { provide: Api, useClass: FakeApi },
+      ],
+    })
+    class AppModule {}
+    const api = (await create(AppModule)).get(Api);
+    expect(api).toBeInstanceOf(FakeApi);
+    expect(api.url).toBe('http://x');
+  });
+
   it('shares exported providers with importers, as one instance', async () => {
     @Injectable()
     class Db {}

@@ -135,6 +135,35 @@ class Ordered {
   }
 }
 
+class CatchAll implements ExceptionFilter {
+  catch() {
+    return 'swallowed';
+  }
+}
+
+const throwingGuard: CanActivate = {
+  canActivate(ctx) {
+    if (ctx.phase === 'list') throw new Error('guard broke');
+    return true;
+  },
+};
+
+@Injectable()
+@UseFilters(CatchAll)
+class Filtered {
+  @Tool()
+  @UseGuards(guard('deny', false))
+  denied() {
+    return 'never';
+  }
+
+  @Tool()
+  @UseGuards(throwingGuard)
+  fragile() {
+    return 'fine';
+  }
+}
+
 @Injectable()
 class Admin {
   @Tool({ description: 'Only for admins' })
@@ -168,7 +197,7 @@ class Admin {
   }
 }
 
-@Module({ providers: [Permissions, Ordered, Admin] })
+@Module({ providers: [Permissions, Ordered, Admin, Filtered] })
 class PipelineModule {}
 
 async function setup(clientName = 'client') {
@@ -277,6 +306,23 @@ describe('the request pipeline', () => {
     expect(seenContexts).toEqual([
       { kind: 'tool', name: 'lookup', args: { text: 'x' }, argsIsText: true, phase: 'call' },
     ]);
+    await module.close();
+  });
+
+  it('never lets a filter turn a guard’s denial into an answer', async () => {
+    const { module, client } = await setup();
+    await expect(client.callTool('denied')).rejects.toMatchObject({
+      code: -32602,
+      message: "Access denied: tool 'denied' is not available to this caller",
+    });
+    await module.close();
+  });
+
+  it('hides an item whose guard throws while a list is served, instead of failing the list', async () => {
+    const { module, client } = await setup();
+    const names = (await client.listTools()).map((t) => t.name);
+    expect(names).not.toContain('fragile');
+    expect(names).toContain('run');
     await module.close();
   });
 

@@ -6,6 +6,7 @@ import {
   Injectable,
   type McpContext,
   Module,
+  Prompt,
   Tool,
 } from '@gantry/core';
 import { Test } from '@gantry/testing';
@@ -111,6 +112,33 @@ describe('tools/list', () => {
     expect((await handshake(wire)).result.capabilities).toEqual({ logging: {} });
     wire.send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
     expect((await wire.next()).error.code).toBe(-32601);
+    await app.close();
+  });
+});
+
+describe('runtime registration', () => {
+  it('adds a class’s tools while serving, and refuses kinds whose capability was not declared', async () => {
+    @Injectable()
+    class Later {
+      @Tool() later() {
+        return 'added';
+      }
+    }
+    @Injectable()
+    class Prompts {
+      @Prompt({ description: 'p' }) p() {
+        return 'x';
+      }
+    }
+    const app = await createEchoApp();
+    const registration = app.registry.add(new Later());
+    expect(registration.tools).toEqual(['later']);
+    expect(() => app.registry.add(new Prompts())).toThrow(
+      'Cannot add Prompts: the server did not declare the prompts capability at bootstrap, so clients could not use them; create the app with { capabilities: { prompts: true } }',
+    );
+    expect(() => app.registry.add(new Later())).toThrow("Cannot add Later: already registered: tool 'later'");
+    registration.remove();
+    expect(app.registry.tools.has('later')).toBe(false);
     await app.close();
   });
 });

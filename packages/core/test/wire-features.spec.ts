@@ -103,7 +103,7 @@ describe('prompts: error paths', () => {
       id: 3,
       error: {
         code: -32602,
-        message: "Invalid arguments for prompt 'greet': name: must be a string",
+        message: "Invalid arguments for prompt 'greet': name: is required",
         data: { prompt: 'greet' },
       },
     });
@@ -240,6 +240,45 @@ describe('server → client requests on the wire', () => {
       jsonrpc: '2.0',
       id: 1,
       result: { content: [{ type: 'text', text: 'm: Hoot.' }] },
+    });
+  });
+
+  it('turns the client refusing a sampling request into a tool error, not the call’s own error', async () => {
+    await app.close();
+    app = await createFeatureApp();
+    wire = await openWire(app);
+    wire.send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { sampling: {} },
+        clientInfo: { name: 'wire', version: '1' },
+      },
+    });
+    await wire.next();
+    wire.send(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample_joke","arguments":{"topic":"owls"}}}',
+    );
+    const request = await wire.next();
+    wire.send({
+      jsonrpc: '2.0',
+      id: request.id,
+      error: { code: -1, message: 'User rejected sampling request' },
+    });
+    expect(await wire.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        content: [
+          {
+            type: 'text',
+            text: 'The client answered sampling/createMessage with error -1: User rejected sampling request',
+          },
+        ],
+        isError: true,
+      },
     });
   });
 

@@ -332,7 +332,7 @@ describe('tools/call', () => {
     wire.send('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}');
     const response = await wire.next();
     expect(response.result.isError).toBe(true);
-    expect(response.result.content[0].text).toBe("Invalid arguments for tool 'echo': text: must be a string");
+    expect(response.result.content[0].text).toBe("Invalid arguments for tool 'echo': text: is required");
   });
 
   it('maps a thrown Error to isError with its message', async () => {

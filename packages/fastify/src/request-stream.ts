@@ -75,10 +75,17 @@ export class RequestStream {
     }
   }
 
-  /** Closes the POST's connection after an id'd event; the client resumes with GET (SEP-1699). */
+  /**
+   * Closes the POST's connection once an id'd event was sent (the answer becomes a stream
+   * first if it was not yet one); the client resumes with GET and `Last-Event-ID` (SSE polling,
+   * SEP-1699). False when there is nothing to resume from: JSON mode or no event store.
+   */
   closeConnection(): boolean {
-    if (!this.sse || this.finished || !this.sse.lastEventId) return false;
-    this.sse.detach();
+    if (this.finished || this.mode === 'json' || !this.sseOptions.eventStore) return false;
+    if (!this.sse) this.upgrade();
+    const writer = this.sse as SseWriter;
+    // Queued behind the priming event, so the client always has an id to resume from.
+    void writer.exclusive(async () => writer.detach());
     return true;
   }
 

@@ -180,6 +180,7 @@ export const LocalErrorCode = {
   ProtocolViolation: 'GANTRY_ERR_PROTOCOL_VIOLATION',
   CapabilityMissing: 'GANTRY_ERR_CAPABILITY_MISSING',
   ElicitationInvalid: 'GANTRY_ERR_ELICITATION_INVALID',
+  PeerRequestFailed: 'GANTRY_ERR_PEER_REQUEST_FAILED',
 } as const;
 
 export type LocalErrorCode = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];
@@ -244,4 +245,30 @@ export class CapabilityMissingError extends GantryError {
   constructor(message: string) {
     super(LocalErrorCode.CapabilityMissing, message);
   }
+}
+
+/**
+ * The other side answered one of our requests with a JSON-RPC error (e.g. the client refused
+ * `sampling/createMessage`). Local: inside a tool it becomes a tool error, not the call's own
+ * JSON-RPC error. The peer's error is `cause`.
+ */
+export class PeerRequestError extends GantryError {
+  override name = 'PeerRequestError';
+  constructor(
+    readonly method: string,
+    override readonly cause: McpError,
+  ) {
+    super(
+      LocalErrorCode.PeerRequestFailed,
+      `The client answered ${method} with error ${cause.code}: ${cause.message}`,
+      { cause },
+    );
+  }
+}
+
+/** Turns a peer's JSON-RPC error for `method` into a `PeerRequestError`; other errors pass. */
+export function fromPeer(method: string): (error: unknown) => never {
+  return (error) => {
+    throw error instanceof McpError ? new PeerRequestError(method, error) : error;
+  };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   CapabilityMissingError,
   type ElicitResult,
+  fromPeer,
   GantryError,
   type InboundRequest,
   LocalErrorCode,
@@ -101,10 +102,9 @@ export async function elicitForm<T>(
   const params: Record<string, unknown> = versionAtLeast(session.behaviourVersion, '2025-11-25')
     ? { mode: 'form', message, requestedSchema: plan.schema }
     : { message, requestedSchema: plan.schema };
-  const result = await inbound.sendRequest<ElicitResult>(
-    { method: Method.ElicitationCreate, params },
-    options,
-  );
+  const result = await inbound
+    .sendRequest<ElicitResult>({ method: Method.ElicitationCreate, params }, options)
+    .catch(fromPeer(Method.ElicitationCreate));
   checkAction(result);
   if (result.action !== 'accept') return { action: result.action };
   const outcome = await plan.validator.validate(result.content ?? {});
@@ -137,10 +137,12 @@ export async function elicitUrl(
   }
   const elicitationId = options.elicitationId ?? randomUUID();
   session.rememberElicitation(elicitationId);
-  const result = await inbound.sendRequest<ElicitResult>(
-    { method: Method.ElicitationCreate, params: { mode: 'url', message, url, elicitationId } },
-    { timeoutMs: options.timeoutMs },
-  );
+  const result = await inbound
+    .sendRequest<ElicitResult>(
+      { method: Method.ElicitationCreate, params: { mode: 'url', message, url, elicitationId } },
+      { timeoutMs: options.timeoutMs },
+    )
+    .catch(fromPeer(Method.ElicitationCreate));
   checkAction(result);
   return { action: result.action, elicitationId };
 }

@@ -5,6 +5,7 @@ import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
   type ElicitResult,
+  fromPeer,
   type Implementation,
   type InboundRequest,
   type LoggingLevel,
@@ -192,10 +193,12 @@ export class McpContext {
         ),
       );
     }
-    return this.inbound.sendRequest<CreateMessageResult>(
-      { method: Method.SamplingCreateMessage, params: params as unknown as Record<string, unknown> },
-      options,
-    );
+    return this.inbound
+      .sendRequest<CreateMessageResult>(
+        { method: Method.SamplingCreateMessage, params: params as unknown as Record<string, unknown> },
+        options,
+      )
+      .catch(fromPeer(Method.SamplingCreateMessage));
   }
 
   /**

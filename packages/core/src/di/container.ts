@@ -254,7 +254,8 @@ export class Container {
   /** The tokens a class's constructor needs: `@Inject` first, else the emitted parameter types. */
   private constructorTokens(cls: Type): InjectionToken[] {
     const paramtypes: unknown[] | undefined = Reflect.getMetadata(DESIGN_PARAMTYPES, cls);
-    const explicit: Map<number, InjectionToken> = Reflect.getOwnMetadata(INJECT_METADATA, cls) ?? new Map();
+    // Inherited like the parameter types: a subclass without its own constructor keeps its parent's @Inject tokens.
+    const explicit: Map<number, InjectionToken> = Reflect.getMetadata(INJECT_METADATA, cls) ?? new Map();
     const count = Math.max(paramtypes?.length ?? 0, cls.length, ...[...explicit.keys()].map((i) => i + 1));
     const tokens: InjectionToken[] = [];
     for (let index = 0; index < count; index++) {

@@ -12,12 +12,12 @@ export interface ExecutionContext {
   readonly kind: HandlerKind;
   /** `call` when a request runs the handler; `list` when a guard decides what a list shows. */
   readonly phase: 'call' | 'list';
-  /** The tool or prompt name, or the resource URI (template). */
+  /** The tool or prompt name, or the resource URI (template); for completions, the prompt or template completed. */
   readonly name: string;
   /**
-   * The arguments: raw (as sent) while guards run, validated and transformed once
-   * interceptors and the handler run. Resource template variables for resources; the
-   * argument being completed for completions. `undefined` in the list phase.
+   * Tools and prompts: the arguments, raw (as sent) while guards run, validated and
+   * transformed once interceptors and the handler run. Resources: `{ uri, variables }`.
+   * Completions: `{ value, arguments }`. `undefined` in the list phase.
    */
   readonly args: unknown;
   /** The request context (session, client info and capabilities, auth, signal, …). */

@@ -27,7 +27,7 @@ export interface PipelineSpec<Out> {
   /** Validates and transforms the raw arguments; absent when the kind has nothing to validate. */
   readonly validate?: (raw: unknown) => ValidationOutcome | PromiseLike<ValidationOutcome>;
   /** The answer to arguments that failed validation (a tool error result, or a thrown error). */
-  readonly onInvalid?: (issues: ValidationIssue[]) => Out;
+  readonly onInvalid?: (issues: ValidationIssue[], raw: unknown) => Out;
   /** Calls the method with its arguments built from the validated value. */
   readonly invoke: (value: unknown, mcp: McpContext | undefined) => unknown;
   /** Maps what the method (or the interceptors) returned to the wire result; `value` is the validated input. */
@@ -46,9 +46,13 @@ export type CompiledPipeline<Out> = (
 ) => Out | Promise<Out>;
 
 /** Access denied by a guard: answered like an unknown item, with a message that says why. */
-export function accessDenied(kind: HandlerKind, name: string): InvalidParamsError {
+export class AccessDeniedError extends InvalidParamsError {
+  override name = 'AccessDeniedError';
+}
+
+export function accessDenied(kind: HandlerKind, name: string): AccessDeniedError {
   const what = kind === 'resource' ? `resource ${name}` : `${kind} '${name}'`;
-  return new InvalidParamsError(`Access denied: ${what} is not available to this caller`, { [kind]: name });
+  return new AccessDeniedError(`Access denied: ${what} is not available to this caller`, { [kind]: name });
 }
 
 class Context implements ExecutionContext {
@@ -104,10 +108,14 @@ export function visibleInList(
   const guards = spec.enhancers.guards;
   if (guards.length === 0) return true;
   const mcp = new McpContext(inbound, session);
-  return runGuards(
-    guards,
-    new Context(spec.kind, 'list', spec.name, undefined, mcp, spec.handlerClass, spec.handler),
-  );
+  const context = new Context(spec.kind, 'list', spec.name, undefined, mcp, spec.handlerClass, spec.handler);
+  // A guard that throws while a list is served hides its item; it does not fail the whole list.
+  try {
+    const verdict = runGuards(guards, context);
+    return verdict instanceof Promise ? verdict.catch(() => false) : verdict;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -124,13 +132,23 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
   const needsContext = spec.needsContext || guards !== null || interceptors !== null || filters !== null;
 
   const fail = (error: unknown, context: Context | undefined): Out => {
-    if (filters && context) {
+    // A guard's denial is final: no filter may turn it into an answer.
+    if (filters && context && !(error instanceof AccessDeniedError)) {
       for (const { filter, catches } of filters) {
         if (catches === null || catches.some((type) => error instanceof (type as new () => unknown))) {
-          // A filter's answer is mapped like a handler's; if it throws, that error is the answer.
-          const answer = filter.catch(error, context);
-          if (isThenable(answer))
-            return Promise.resolve(answer).then((value) => map(value, context.args)) as Out;
+          // A filter's answer is mapped like a handler's; what it throws is handled like a handler's error.
+          let answer: unknown;
+          try {
+            answer = filter.catch(error, context);
+          } catch (thrown) {
+            return onError(thrown);
+          }
+          if (isThenable(answer)) {
+            return Promise.resolve(answer).then(
+              (value) => map(value, context.args),
+              (thrown) => onError(thrown),
+            ) as Out;
+          }
           return map(answer, context.args) as Out;
         }
       }
@@ -179,8 +197,10 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
     outcome: ValidationOutcome,
     context: Context | undefined,
     mcp: McpContext | undefined,
+    raw?: unknown,
   ): Out | Promise<Out> => {
-    if (!outcome.ok) return (onInvalid as (issues: ValidationIssue[]) => Out)(outcome.issues);
+    if (!outcome.ok)
+      return (onInvalid as (issues: ValidationIssue[], raw: unknown) => Out)(outcome.issues, raw);
     let returned: unknown;
     try {
       if (interceptors) {
@@ -203,9 +223,9 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
     if (!validate) return afterValidation({ ok: true, value: raw }, context, mcp);
     const outcome = validate(raw);
     if (isThenable<ValidationOutcome>(outcome)) {
-      return Promise.resolve(outcome).then((o) => afterValidation(o, context, mcp));
+      return Promise.resolve(outcome).then((o) => afterValidation(o, context, mcp, raw));
     }
-    return afterValidation(outcome, context, mcp);
+    return afterValidation(outcome, context, mcp, raw);
   };
 
   return (raw, inbound, session) => {

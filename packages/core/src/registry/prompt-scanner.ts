@@ -10,6 +10,7 @@ import {
 import type { ParamDescriptor } from '../decorators/params.decorator';
 import type { PromptDescriptor } from '../decorators/prompt.decorator';
 import { compileArguments } from '../execution/arguments';
+import { explainMissing } from '../execution/missing-arguments';
 import { toGetPromptResult } from '../execution/prompt-result';
 import {
   type ArgsValidator,
@@ -139,10 +140,13 @@ export function buildPrompt(
       handler: method,
       validate,
       // 2025-11-25 prompts: invalid or missing arguments are −32602.
-      onInvalid: (issues) => {
-        throw new InvalidParamsError(`Invalid arguments for prompt '${name}': ${formatIssues(issues)}`, {
-          prompt: name,
-        });
+      onInvalid: (issues, raw) => {
+        throw new InvalidParamsError(
+          `Invalid arguments for prompt '${name}': ${formatIssues(explainMissing(issues, raw))}`,
+          {
+            prompt: name,
+          },
+        );
       },
       invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
       map: (returned) => toGetPromptResult(returned, name, description),

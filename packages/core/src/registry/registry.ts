@@ -31,6 +31,9 @@ export class Registry {
   );
   readonly prompts = new HandlerCollection<PromptDefinition>('prompt', (d) => d.name);
 
+  /** Set by the server: says why a kind cannot be added while serving (its capability was not declared). */
+  capabilityProblem?: (kinds: { tools: boolean; resources: boolean; prompts: boolean }) => string | undefined;
+
   constructor(private readonly scan: (instance: object) => ScanResult) {}
 
   /** Registers the results of a scan (bootstrap). */
@@ -55,8 +58,15 @@ export class Registry {
         .map((d) => `resource template '${d.uriTemplate}'`),
       ...result.prompts.filter((d) => this.prompts.has(d.name)).map((d) => `prompt '${d.name}'`),
     ];
-    if (clashes.length > 0)
+    if (clashes.length > 0) {
       throw new Error(`Cannot add ${instance.constructor.name}: already registered: ${clashes.join(', ')}`);
+    }
+    const problem = this.capabilityProblem?.({
+      tools: result.tools.length > 0,
+      resources: result.resources.length + result.templates.length > 0,
+      prompts: result.prompts.length > 0,
+    });
+    if (problem) throw new Error(`Cannot add ${instance.constructor.name}: ${problem}`);
     this.load(result);
     const names = {
       tools: result.tools.map((d) => d.name),

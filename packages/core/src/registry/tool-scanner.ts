@@ -9,6 +9,7 @@ import type { ParamDescriptor } from '../decorators/params.decorator';
 import type { ToolDescriptor } from '../decorators/tool.decorator';
 import type { Type } from '../di/tokens';
 import { compileArguments } from '../execution/arguments';
+import { explainMissing } from '../execution/missing-arguments';
 import { planOutput } from '../execution/tool-output';
 import { toCallToolResult, toolErrorResult } from '../execution/tool-result';
 import { DESIGN_PARAMTYPES } from '../metadata/keys';
@@ -161,7 +162,8 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
       handler: method,
       validate: (raw) => input.validator.validate(raw),
       // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can correct.
-      onInvalid: (issues) => toolErrorResult(`Invalid arguments for tool '${name}': ${formatIssues(issues)}`),
+      onInvalid: (issues, raw) =>
+        toolErrorResult(`Invalid arguments for tool '${name}': ${formatIssues(explainMissing(issues, raw))}`),
       invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
       map: output ? (returned) => output.map(returned) : (returned) => toCallToolResult(returned),
       onError: (error) => {

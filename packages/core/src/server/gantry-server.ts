@@ -94,6 +94,16 @@ export class GantryServer {
     if (options.icons !== undefined) info.icons = options.icons;
     this.serverInfo = info;
 
+    registry.capabilityProblem = (kinds) => {
+      const missing = (['tools', 'resources', 'prompts'] as const).filter(
+        (kind) => kinds[kind] && !capabilities[kind],
+      );
+      if (missing.length === 0) return undefined;
+      return (
+        `the server did not declare the ${missing.join(' and ')} capability at bootstrap, so clients could not use them; ` +
+        `create the app with { capabilities: { ${missing.map((m) => `${m}: true`).join(', ')} } }`
+      );
+    };
     registry.tools.onChange(() => this.listChanged(Method.ToolsListChanged, hasTools));
     registry.resources.onChange(() => this.listChanged(Method.ResourcesListChanged, hasResources));
     registry.templates.onChange(() => this.listChanged(Method.ResourcesListChanged, hasResources));

@@ -1,6 +1,7 @@
 import {
   type AuthInfo,
   type ClientCapabilities,
+  fromPeer,
   type Implementation,
   type InboundRequest,
   type InitializeResult,
@@ -129,7 +130,7 @@ export class ServerSession implements ContextSession {
     if (!this.rootsCache) {
       const pending = inbound
         .sendRequest<ListRootsResult>({ method: Method.RootsList })
-        .then((result) => (Array.isArray(result.roots) ? result.roots : []));
+        .then((result) => (Array.isArray(result.roots) ? result.roots : []), fromPeer(Method.RootsList));
       this.rootsCache = pending;
       // A failed or cancelled request is not cached.
       pending.catch(() => {

@@ -1,5 +1,5 @@
 /**
- * The bearer token is missing its mark: expired, issued for another resource, badly signed,
+ * The bearer token is not acceptable: expired, issued for another resource, badly signed,
  * unknown. A `verify` function throws it with a short reason, which reaches the client as the
  * `error_description` of a 401 `invalid_token` challenge (RFC 6750 §3.1), so keep it free of
  * secrets.
