@@ -18,7 +18,8 @@ export interface Slice {
   readonly latenciesUs: number[];
 }
 
-interface Response {
+/** A JSON-RPC response as the checks read it. */
+export interface Response {
   readonly id: number | string;
   readonly result?: { protocolVersion?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
   readonly error?: { code: number; message: string };
@@ -27,25 +28,37 @@ interface Response {
 /** A server that answers nothing for this long has stalled; the run fails rather than hangs. */
 const STALL_MS = 10_000;
 
-const INITIALIZE_LINE = `${JSON.stringify({
+/** The protocol version every driver (stdio and HTTP) negotiates. */
+export const PROTOCOL_VERSION = '2025-11-25';
+
+/** The `initialize` request (id 0) and the `notifications/initialized` that follows its answer. */
+export const INITIALIZE_JSON = JSON.stringify({
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
   params: {
-    protocolVersion: '2025-11-25',
+    protocolVersion: PROTOCOL_VERSION,
     capabilities: {},
     clientInfo: { name: 'gantry-bench', version: '1.0.0' },
   },
-})}\n`;
-const INITIALIZED_LINE = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+});
+export const INITIALIZED_JSON = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+
+const INITIALIZE_LINE = `${INITIALIZE_JSON}\n`;
+const INITIALIZED_LINE = `${INITIALIZED_JSON}\n`;
 
 /** The text request `id` carries; the echo must return exactly this. */
 function textFor(id: number): string {
   return `hello ${id}`;
 }
 
+/** The `tools/call` of the echo tool with request id `id`, as JSON text. */
+export function toolCallJson(id: number): string {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"}}}`;
+}
+
 function toolCallLine(id: number): string {
-  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"}}}\n`;
+  return `${toolCallJson(id)}\n`;
 }
 
 const ignore = (): void => {};
@@ -278,7 +291,7 @@ function parseResponse(name: string, line: string): Response | undefined {
 }
 
 /** Throws unless `response` is the echo result for request `id`. */
-function expectEcho(name: string, response: Response, id: number): void {
+export function expectEcho(name: string, response: Response, id: number): void {
   if (response.error !== undefined) {
     throw new Error(`${name}: request ${id} failed: ${response.error.code} ${response.error.message}`);
   }

@@ -1,30 +1,82 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { GantryFactory, stdio } from '@gantry/core';
+import { http } from '@gantry/fastify';
 import { AppModule } from './app.module';
 import { NotesRepository } from './notes.repository';
 
+interface Arguments {
+  http: boolean;
+  host: string;
+  port: number;
+}
+
+function parseArguments(argv: string[]): Arguments {
+  const args: Arguments = { http: false, host: '127.0.0.1', port: 3000 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--http') args.http = true;
+    else if (arg === '--port' || arg === '--host') {
+      const value = argv[++i];
+      if (value === undefined) throw new Error(`${arg} needs a value`);
+      if (arg === '--host') args.host = value;
+      else {
+        args.port = Number(value);
+        if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
+          throw new Error(`--port needs a port number, got ${value}`);
+      }
+      args.http = true;
+    } else
+      throw new Error(`unknown argument ${arg}; usage: main.js [--http] [--host 127.0.0.1] [--port 3000]`);
+  }
+  return args;
+}
+
 async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
   const app = await GantryFactory.create(AppModule, {
     name: 'gantry-notes',
     title: 'Gantry Notes',
     version: '0.1.0',
     instructions: 'A personal notes store. Search before creating, to avoid duplicates.',
   });
-  await app.listen(stdio());
+  const store = app.get(NotesRepository).file;
   const entry = resolve(__dirname, 'main.js');
-  // stdout carries the protocol: everything for humans goes to stderr.
-  process.stderr.write(
-    [
-      `gantry-notes is serving MCP on stdio (notes in ${app.get(NotesRepository).file}).`,
-      'It is meant to be started by an MCP client. To connect one:',
-      `  Claude Code:     claude mcp add notes -- node ${entry}`,
-      `  MCP Inspector:   npx @modelcontextprotocol/inspector node ${entry}`,
-      `  .mcp.json:       { "mcpServers": { "notes": { "command": "node", "args": ["${entry}"] } } }`,
-      'Press Ctrl+D (end of input) to stop.',
-      '',
-    ].join('\n'),
-  );
+  if (args.http) {
+    await app.listen(
+      http({
+        host: args.host,
+        port: args.port,
+        onListening: (url) => {
+          process.stderr.write(
+            [
+              `gantry-notes is serving MCP on ${url} (notes in ${store}).`,
+              'Connect a client:',
+              `  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport "Streamable HTTP", URL ${url})`,
+              `  Claude Code:    claude mcp add --transport http notes ${url}`,
+              `  .mcp.json:      { "mcpServers": { "notes": { "type": "http", "url": "${url}" } } }`,
+              'Press Ctrl+C to stop.',
+              '',
+            ].join('\n'),
+          );
+        },
+      }),
+    );
+  } else {
+    await app.listen(stdio());
+    // stdout carries the protocol: everything for humans goes to stderr.
+    process.stderr.write(
+      [
+        `gantry-notes is serving MCP on stdio (notes in ${store}).`,
+        'It is meant to be started by an MCP client. To connect one:',
+        `  Claude Code:     claude mcp add notes -- node ${entry}`,
+        `  MCP Inspector:   npx @modelcontextprotocol/inspector node ${entry}`,
+        `  .mcp.json:       { "mcpServers": { "notes": { "command": "node", "args": ["${entry}"] } } }`,
+        'Press Ctrl+D (end of input) to stop.',
+        '',
+      ].join('\n'),
+    );
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       app.close(signal).then(

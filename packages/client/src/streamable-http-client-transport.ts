@@ -1,7 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ConnectionClosedError,
-  ErrorCode,
   GantryError,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
@@ -19,7 +17,6 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import type { ClientTransportHooks } from './client-transport-hooks';
-import { readEventStream } from './event-stream-reader';
 import {
   asError,
   DEFAULT_MAX_HTTP_MESSAGE_BYTES,
@@ -33,8 +30,16 @@ import {
   unreachableError,
 } from './http-exchange';
 import { errorResponse, HttpStatusError } from './http-status-error';
-import { type ReconnectOptions, reconnectDelay, resolveReconnectOptions } from './reconnect-policy';
-import { SseParser } from './sse-parser';
+import { type ReconnectOptions, resolveReconnectOptions } from './reconnect-policy';
+import {
+  type EventStream,
+  type EventStreamHost,
+  followRequestStream,
+  followStandaloneStream,
+  type GetOutcome,
+  internalError,
+  newEventStream,
+} from './resumable-event-stream';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions {
@@ -52,7 +57,7 @@ export interface StreamableHttpClientTransportOptions {
    * true; when false (or with no Client hook installed) the transport closes instead.
    */
   reinitializeOnSessionLost?: boolean;
-  /** Largest JSON body or server-sent event accepted; default 4 MiB. */
+  /** Largest JSON body (bytes) or server-sent event (characters) accepted; default 4 Mi. */
   maxMessageBytes?: number;
   /**
    * Problems nobody awaits: a server-sent event that is not JSON, a GET stream given up,
@@ -65,28 +70,6 @@ export interface StreamableHttpClientTransportOptions {
 const DELETE_TIMEOUT_MS = 5_000;
 /** 2025-11-25 transports: a session id holds only visible ASCII (0x21–0x7E). */
 const SESSION_ID = /^[\x21-\x7e]+$/;
-
-/** One server-sent event stream: the one answering a POST (resumed with GET), or the standalone GET stream. */
-interface EventStream {
-  readonly kind: 'request' | 'standalone';
-  readonly controller: AbortController;
-  /** Aborts with the stream's controller or when the transport closes. */
-  readonly signal: AbortSignal;
-  /** Request streams: ids whose responses are still awaited on this stream. */
-  readonly awaiting: Set<RequestId>;
-  /** The last event id received; `''` if none (WHATWG keeps it across reconnections). */
-  lastEventId: string;
-  /** The server's latest `retry`, in milliseconds. */
-  retryMs?: number;
-  /** Events dispatched so far, to tell a stream that brought news from one that did not. */
-  events: number;
-}
-
-/** What opening a GET stream gave: a stream to read, a failure worth retrying, or an end. */
-type GetOutcome =
-  | { kind: 'open'; response: Response }
-  | { kind: 'retry'; error: Error }
-  | { kind: 'stop'; error: Error; quiet: boolean };
 
 type State = 'idle' | 'open' | 'closed';
 
@@ -109,7 +92,9 @@ type State = 'idle' | 'open' | 'closed';
  *   A POST carrying only notifications or responses rejects its `send` instead.
  * - After `notifications/initialized` is accepted, the standalone GET stream is opened for
  *   server-initiated messages: 405 means the server offers none; a dropped stream is
- *   reconnected with backoff, honouring `retry` and `Last-Event-ID`.
+ *   reconnected with backoff, honouring `retry` and `Last-Event-ID`. Here an attempt that
+ *   ends without any event counts as failed too (no request bounds this stream), and after
+ *   `maxRetries` failures in a row the stream is given up and reported to `onError`.
  * - Session lost: see {@link StreamableHttpClientTransportOptions.reinitializeOnSessionLost}.
  *   A request is re-sent at most once, and only when its own POST met the 404 (so the
  *   server never ran it); messages sent meanwhile wait for the new session.
@@ -142,6 +127,8 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   /** Request id → the stream that owes its response. */
   private readonly awaiting = new Map<RequestId, EventStream>();
   private standalone?: EventStream;
+  /** What the stream loops use of this transport. */
+  private readonly host: EventStreamHost;
 
   constructor(private readonly options: StreamableHttpClientTransportOptions) {
     const owner = 'StreamableHttpClientTransport';
@@ -150,6 +137,15 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
     this.reconnect = resolveReconnectOptions(owner, options.reconnect);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_HTTP_MESSAGE_BYTES;
     this.reinitializeOnSessionLost = options.reinitializeOnSessionLost ?? true;
+    this.host = {
+      url: this.url,
+      reconnect: this.reconnect,
+      maxMessageBytes: this.maxMessageBytes,
+      openGet: (stream) => this.openGet(stream),
+      deliver: (value) => this.deliver(value),
+      failStream: (stream, error) => this.failStream(stream, error),
+      reportError: (error) => this.reportError(error),
+    };
   }
 
   /** The session id the server assigned in its answer to `initialize`, if any. */
@@ -402,116 +398,24 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   }
 
   private followRequestStream(response: Response, requestIds: RequestId[]): void {
-    const stream = this.newStream('request');
+    const stream = newEventStream('request', this.lifetime.signal);
     for (const id of requestIds) {
       stream.awaiting.add(id);
       this.awaiting.set(id, stream);
     }
-    this.runRequestStream(stream, response).catch((error) => this.reportError(asError(error)));
-  }
-
-  /** Reads a POST's SSE answer and, while responses are owed, resumes it with GET + Last-Event-ID. */
-  private async runRequestStream(stream: EventStream, first: Response): Promise<void> {
-    let response: Response | undefined = first;
-    let failures = 0;
-    let lastError: Error | undefined;
-    for (;;) {
-      if (response) {
-        const error = await this.consume(stream, response);
-        response = undefined;
-        if (stream.awaiting.size === 0 || stream.signal.aborted) return;
-        if (error instanceof GantryError && error.code === LocalErrorCode.MessageTooLarge) {
-          // Resuming would replay the same event.
-          return this.failStream(stream, internalError(error.message));
-        }
-        if (error) {
-          failures++;
-          lastError = error;
-        } else {
-          // A clean end is polling (SEP-1699), not a failure: the server may close at any time.
-          failures = 0;
-        }
-        if (stream.lastEventId === '') {
-          return this.failStream(
-            stream,
-            internalError(
-              `The server's SSE answer to POST ${this.url.href} ended before the response${error ? ` (${error.message})` : ''}, and it sent no event id to resume from`,
-            ),
-          );
-        }
-      }
-      if (failures > this.reconnect.maxRetries) {
-        return this.failStream(
-          stream,
-          internalError(
-            `Gave up resuming the SSE answer to POST ${this.url.href} after ${failures} failed attempts: ${lastError?.message}`,
-          ),
-        );
-      }
-      if (!(await this.wait(stream, reconnectDelay(this.reconnect, stream.retryMs, failures)))) return;
-      if (stream.awaiting.size === 0) return;
-      const outcome = await this.openGet(stream);
-      if (stream.signal.aborted) return;
-      if (outcome.kind === 'open') response = outcome.response;
-      else if (outcome.kind === 'retry') {
-        failures++;
-        lastError = outcome.error;
-      } else {
-        return this.failStream(
-          stream,
-          internalError(`Cannot resume the SSE answer: ${outcome.error.message}`),
-        );
-      }
-    }
+    followRequestStream(this.host, stream, response).catch((error) => this.reportError(asError(error)));
   }
 
   private openStandaloneStream(): void {
     this.stopStandalone();
-    const stream = this.newStream('standalone');
+    const stream = newEventStream('standalone', this.lifetime.signal);
     this.standalone = stream;
-    this.runStandaloneStream(stream).catch((error) => this.reportError(asError(error)));
+    followStandaloneStream(this.host, stream).catch((error) => this.reportError(asError(error)));
   }
 
   private stopStandalone(): void {
     this.standalone?.controller.abort();
     this.standalone = undefined;
-  }
-
-  /**
-   * The GET stream for server-initiated messages (2025-11-25 transports §"Listening for
-   * Messages from the Server"). An attempt fails when it errors or ends without any event;
-   * an event resets the count.
-   */
-  private async runStandaloneStream(stream: EventStream): Promise<void> {
-    let failures = 0;
-    for (;;) {
-      const outcome = await this.openGet(stream);
-      if (stream.signal.aborted) return;
-      if (outcome.kind === 'stop') {
-        if (!outcome.quiet) this.reportError(outcome.error);
-        return;
-      }
-      let error: Error | undefined;
-      if (outcome.kind === 'retry') {
-        error = outcome.error;
-        failures++;
-      } else {
-        const before = stream.events;
-        error = await this.consume(stream, outcome.response);
-        if (stream.signal.aborted) return;
-        failures = stream.events > before ? 0 : failures + 1;
-      }
-      if (failures > this.reconnect.maxRetries) {
-        this.reportError(
-          new ConnectionClosedError(
-            `Gave up the GET stream of ${this.url.href} for server-initiated messages after ${failures} failed attempts${error ? `: ${error.message}` : ' (each ended without an event)'}`,
-            { cause: error },
-          ),
-        );
-        return;
-      }
-      if (!(await this.wait(stream, reconnectDelay(this.reconnect, stream.retryMs, failures)))) return;
-    }
   }
 
   /** Opens a GET stream, resuming after `stream.lastEventId` when there is one. */
@@ -549,41 +453,6 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
     return { kind: 'retry', error };
   }
 
-  /**
-   * Reads one connection of a stream, delivering each message. Resolves with the error that
-   * ended it, or undefined when the server ended it or every awaited response arrived.
-   */
-  private async consume(stream: EventStream, response: Response): Promise<Error | undefined> {
-    const parser = new SseParser({ maxEventChars: this.maxMessageBytes, lastEventId: stream.lastEventId });
-    try {
-      await readEventStream(response.body!, parser, (event) => {
-        stream.events++;
-        // Events of other types are not MCP messages; an empty data field is a priming event.
-        if ((event.event === undefined || event.event === 'message') && event.data.trim() !== '') {
-          let value: unknown;
-          try {
-            value = JSON.parse(event.data);
-          } catch (error) {
-            this.reportError(
-              new ParseError(
-                `A server-sent event from ${this.url.href} is not JSON (${(error as Error).message}): ${excerpt(event.data, 200)}`,
-              ),
-            );
-            return undefined;
-          }
-          this.deliver(value);
-        }
-        return stream.kind === 'request' && stream.awaiting.size === 0 ? false : undefined;
-      });
-      return undefined;
-    } catch (error) {
-      return asError(error);
-    } finally {
-      stream.lastEventId = parser.lastEventId;
-      if (parser.retry !== undefined) stream.retryMs = parser.retry;
-    }
-  }
-
   /** Hands a decoded value to the sink, first noting the responses it carries. */
   private deliver(value: unknown): void {
     const sink = this.sink;
@@ -613,28 +482,6 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   /** Delivers a JSON-RPC error response for each id, so the Peer rejects exactly those requests. */
   private failRequests(ids: RequestId[], error: JSONRPCErrorObject): void {
     for (const id of ids) this.deliver(errorResponse(id, error));
-  }
-
-  private newStream(kind: EventStream['kind']): EventStream {
-    const controller = new AbortController();
-    return {
-      kind,
-      controller,
-      signal: AbortSignal.any([controller.signal, this.lifetime.signal]),
-      awaiting: new Set(),
-      lastEventId: '',
-      events: 0,
-    };
-  }
-
-  /** Waits before a reconnection; false if the stream was stopped meanwhile. */
-  private async wait(stream: EventStream, ms: number): Promise<boolean> {
-    try {
-      await sleep(ms, undefined, { signal: stream.signal });
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   private async headersFor(sessionId: string | undefined, withVersion = true): Promise<Headers> {
@@ -702,8 +549,4 @@ function responseIdsIn(value: unknown): RequestId[] {
     }
   }
   return ids;
-}
-
-function internalError(message: string): JSONRPCErrorObject {
-  return { code: ErrorCode.InternalError, message };
 }

@@ -16,11 +16,29 @@ const CLIENT_INFO = { name: 'gantry-http-tests', version: '0.0.1' };
 /** Short reconnection delays: the tests wait for events, never for a duration. */
 const FAST_RECONNECT = { initialDelayMs: 10, maxDelayMs: 50, maxRetries: 3 };
 
+/** Servers and clients to close after each test, even a failing one. */
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+async function startServer(options: StreamableServerOptions): Promise<StreamableSdkServer> {
+  const server = await new StreamableSdkServer(options).listen();
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function newClient(options?: ConstructorParameters<typeof Client>[1]): Client {
+  const client = new Client(CLIENT_INFO, options);
+  cleanups.push(() => client.close());
+  return client;
+}
+
 async function connectedClient(
   server: StreamableSdkServer,
   options: { sampling?: boolean; errors?: Error[] } = {},
 ) {
-  const client = new Client(CLIENT_INFO, { capabilities: options.sampling ? { sampling: {} } : {} });
+  const client = newClient({ capabilities: options.sampling ? { sampling: {} } : {} });
   const transport = new StreamableHttpClientTransport({
     url: server.url,
     reconnect: FAST_RECONNECT,
@@ -44,7 +62,9 @@ describe.each(modes)('Client over Streamable HTTP against the SDK server (%s)', 
 
   beforeAll(async () => {
     server = await new StreamableSdkServer(options).listen();
-    ({ client, transport } = await connectedClient(server));
+    client = new Client(CLIENT_INFO);
+    transport = new StreamableHttpClientTransport({ url: server.url, reconnect: FAST_RECONNECT });
+    await client.connect(transport);
   });
 
   afterAll(async () => {
@@ -139,7 +159,7 @@ describe.each([
   ['stateless', false],
 ])('progress over the SSE answer of a POST (%s)', (_mode, stateful) => {
   it('delivers every progress notification before the result', async () => {
-    const server = await new StreamableSdkServer({ stateful, json: false }).listen();
+    const server = await startServer({ stateful, json: false });
     const { client } = await connectedClient(server);
     const progress: ProgressNotificationParams[] = [];
     const result = await client.callTool(
@@ -153,14 +173,12 @@ describe.each([
       { value: 2, total: 3, message: 'step 2' },
       { value: 3, total: 3, message: 'step 3' },
     ]);
-    await client.close();
-    await server.close();
   });
 });
 
 describe('sampling: a server → client request on the SSE answer of a tool call', () => {
   it('answers sampling/createMessage through the handler, and the tool gets the answer', async () => {
-    const server = await new StreamableSdkServer({ stateful: true, json: false }).listen();
+    const server = await startServer({ stateful: true, json: false });
     const { client } = await connectedClient(server, { sampling: true });
     const seen: unknown[] = [];
     client.setRequestHandler('sampling/createMessage', (params) => {
@@ -185,14 +203,12 @@ describe('sampling: a server → client request on the SSE answer of a tool call
     expect(answers[0].headers['mcp-session-id']).toBe(
       server.postsOf('tools/call')[0].headers['mcp-session-id'],
     );
-    await client.close();
-    await server.close();
   });
 });
 
 describe('the standalone GET stream', () => {
   it('is opened after initialize with the session headers, and carries server notifications', async () => {
-    const server = await new StreamableSdkServer({ stateful: true, json: false }).listen();
+    const server = await startServer({ stateful: true, json: false });
     const { client, transport } = await connectedClient(server);
     await server.waitForRequest((request) => request.method === 'GET');
     const [get] = server.requestsOf('GET');
@@ -206,12 +222,10 @@ describe('the standalone GET stream', () => {
     );
     server.mcpServers.get(transport.sessionId!)!.sendToolListChanged();
     await expect(notified).resolves.toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    await client.close();
-    await server.close();
   });
 
   it('is not retried when the server answers GET with 405', async () => {
-    const server = await new StreamableSdkServer({ stateful: false, json: true }).listen();
+    const server = await startServer({ stateful: false, json: true });
     const errors: Error[] = [];
     const { client } = await connectedClient(server, { errors });
     await server.waitForRequest((request) => request.method === 'GET');
@@ -219,13 +233,11 @@ describe('the standalone GET stream', () => {
     await client.listTools();
     expect(server.requestsOf('GET')).toHaveLength(1);
     expect(errors).toEqual([]);
-    await client.close();
-    await server.close();
   });
 
   it('reconnects with Last-Event-ID when the server closes it, and gets the missed notification', async () => {
     const eventStore = new TinyEventStore();
-    const server = await new StreamableSdkServer({ stateful: true, json: false, eventStore }).listen();
+    const server = await startServer({ stateful: true, json: false, eventStore });
     const { client, transport } = await connectedClient(server);
     const sessionId = transport.sessionId!;
     await server.waitForRequest((request) => request.method === 'GET');
@@ -251,7 +263,7 @@ describe('the standalone GET stream', () => {
     await second;
 
     const firstId = eventStore.idOf((_message, streamId) => streamId === '_GET_stream');
-    expect(firstId).toBe('_GET_stream#1');
+    expect(firstId).toMatch(/^_GET_stream#\d+$/);
     const gets = server.requestsOf('GET');
     expect(gets).toHaveLength(2);
     expect(gets[1].headers['last-event-id']).toBe(firstId);
@@ -260,20 +272,18 @@ describe('the standalone GET stream', () => {
       { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
       { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
     ]);
-    await client.close();
-    await server.close();
   });
 });
 
 describe('resuming the SSE answer of a POST after the server closed it (SEP-1699 polling)', () => {
   it('reconnects with GET + Last-Event-ID after `retry`, gets the replayed progress and then the result', async () => {
     const eventStore = new TinyEventStore();
-    const server = await new StreamableSdkServer({
+    const server = await startServer({
       stateful: true,
       json: false,
       eventStore,
       retryInterval: 25,
-    }).listen();
+    });
     const { client, transport } = await connectedClient(server);
     const progress: number[] = [];
 
@@ -303,16 +313,14 @@ describe('resuming the SSE answer of a POST after the server closed it (SEP-1699
     expect(resumes[0].headers['mcp-session-id']).toBe(transport.sessionId);
     expect(resumes[0].headers['mcp-protocol-version']).toBe('2025-11-25');
     expect(resumes[0].headers.accept).toBe('text/event-stream');
-    await client.close();
-    await server.close();
   });
 });
 
 describe('closing a Streamable HTTP connection', () => {
   it('sends DELETE with the session id; the server ends the session', async () => {
-    const server = await new StreamableSdkServer({ stateful: true, json: false }).listen();
+    const server = await startServer({ stateful: true, json: false });
     const closed: (Error | undefined)[] = [];
-    const client = new Client(CLIENT_INFO, { onClose: (error) => closed.push(error) });
+    const client = newClient({ onClose: (error) => closed.push(error) });
     const transport = new StreamableHttpClientTransport({ url: server.url });
     await client.connect(transport);
     const sessionId = transport.sessionId!;
@@ -324,24 +332,24 @@ describe('closing a Streamable HTTP connection', () => {
     expect(deleteRequest.headers['mcp-session-id']).toBe(sessionId);
     expect(deleteRequest.headers['mcp-protocol-version']).toBe('2025-11-25');
     expect(closed).toEqual([undefined]);
-    await server.close();
   });
 
   it('sends no DELETE when the server gave no session', async () => {
-    const server = await new StreamableSdkServer({ stateful: false, json: true }).listen();
+    const server = await startServer({ stateful: false, json: true });
     const { client } = await connectedClient(server);
     await client.close();
     expect(server.requestsOf('DELETE')).toEqual([]);
-    await server.close();
   });
 });
 
 describe('session lost: HTTP 404 on a request carrying the session id', () => {
   it('starts a new session through the Client and re-sends the request once', async () => {
-    const server = await new StreamableSdkServer({ stateful: true, json: false }).listen();
+    const server = await startServer({ stateful: true, json: false });
     const { client, transport } = await connectedClient(server);
     const oldSession = transport.sessionId!;
 
+    // Once the GET stream is open, so the 404 meets the POST rather than that GET.
+    await server.waitForRequest((request) => request.method === 'GET');
     server.forgetSessions();
     const result = await client.callTool('add', { a: 40, b: 2 });
 
@@ -364,14 +372,15 @@ describe('session lost: HTTP 404 on a request carrying the session id', () => {
     await expect(client.listTools()).resolves.toHaveLength(4);
     await client.close();
     expect(server.deletedSessions).toEqual([newSession]);
-    await server.close();
   });
 
   it('re-initializes once for several requests that meet the 404 together', async () => {
-    const server = await new StreamableSdkServer({ stateful: true, json: true }).listen();
+    const server = await startServer({ stateful: true, json: true });
     const { client, transport } = await connectedClient(server);
     const oldSession = transport.sessionId!;
 
+    // Once the GET stream is open, so the 404 meets the POST rather than that GET.
+    await server.waitForRequest((request) => request.method === 'GET');
     server.forgetSessions();
     const results = await Promise.all([1, 2, 3].map((n) => client.callTool('add', { a: n, b: n })));
 
@@ -383,14 +392,12 @@ describe('session lost: HTTP 404 on a request carrying the session id', () => {
     expect(calls.filter((post) => post.headers['mcp-session-id'] === oldSession).length).toBeLessThanOrEqual(
       3,
     );
-    await client.close();
-    await server.close();
   });
 
   it('closes the connection instead when reinitializeOnSessionLost is false', async () => {
-    const server = await new StreamableSdkServer({ stateful: true, json: true }).listen();
+    const server = await startServer({ stateful: true, json: true });
     const closed: (Error | undefined)[] = [];
-    const client = new Client(CLIENT_INFO, { onClose: (error) => closed.push(error) });
+    const client = newClient({ onClose: (error) => closed.push(error) });
     const transport = new StreamableHttpClientTransport({
       url: server.url,
       reinitializeOnSessionLost: false,
@@ -398,6 +405,8 @@ describe('session lost: HTTP 404 on a request carrying the session id', () => {
     await client.connect(transport);
     const oldSession = transport.sessionId!;
 
+    // Once the GET stream is open, so the 404 meets the POST rather than that GET.
+    await server.waitForRequest((request) => request.method === 'GET');
     server.forgetSessions();
     const error = await client.callTool('add', { a: 1, b: 1 }).catch((caught: unknown) => caught);
 
@@ -409,6 +418,5 @@ describe('session lost: HTTP 404 on a request carrying the session id', () => {
     expect(closed[0]).toBeInstanceOf(ConnectionClosedError);
     expect(client.isConnected).toBe(false);
     expect(server.postsOf('initialize')).toHaveLength(1);
-    await server.close();
   });
 });

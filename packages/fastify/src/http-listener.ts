@@ -42,7 +42,8 @@ export function http(options: HttpListenerOptions = {}): HttpListener {
     },
     async listen(listenHost: ListenHost): Promise<void> {
       const app = listenHost.app;
-      fastify = Fastify({ logger: false });
+      // Long-lived SSE connections must not hold up app.close().
+      fastify = Fastify({ logger: false, forceCloseConnections: true });
       await fastify.register(gantryMcp, { ...pluginOptions, app });
       await fastify.listen({ host, port });
       const address = fastify.server.address();

@@ -73,7 +73,12 @@ export class HttpSession implements Transport {
   }
 
   /** Hands a POSTed message (or batch) to the server; requests are answered on `reply`. */
-  post(value: unknown, requestIds: readonly RequestId[], reply: FastifyReply): RequestStream | undefined {
+  post(
+    value: unknown,
+    requestIds: readonly RequestId[],
+    reply: FastifyReply,
+    stepUp?: (error: { message: string; data?: unknown }) => boolean,
+  ): RequestStream | undefined {
     this.lastSeen = Date.now();
     let stream: RequestStream | undefined;
     if (requestIds.length > 0) {
@@ -85,6 +90,7 @@ export class HttpSession implements Transport {
         () => newId(9),
         (writer, owner) => this.byStream.set(writer.streamId, owner),
         (finished) => this.finished(finished),
+        stepUp,
       );
       for (const id of requestIds) this.byRequest.set(id, stream);
     }

@@ -102,6 +102,10 @@ export function registerLegacySse(
     return reply;
   });
 
+  fastify.addHook('preClose', async () => {
+    await Promise.all([...live.values()].map((session) => session.close()));
+  });
+
   fastify.post(messagesPath, { bodyLimit: options.bodyLimit }, async (request, reply) => {
     if (!(await deps.authenticated(request, reply))) return reply;
     const id = (request.query as { sessionId?: unknown }).sessionId;

@@ -7,7 +7,13 @@ import {
 } from '@gantry/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { authenticate, endpointUrls, registerProtectedResourceMetadata } from './auth';
+import {
+  authenticate,
+  endpointUrls,
+  InsufficientScopeError,
+  insufficientScopeOutcome,
+  registerProtectedResourceMetadata,
+} from './auth';
 import { sendError } from './errors';
 import { HttpSession, newId } from './http-session';
 import { registerLegacySse } from './legacy-sse';
@@ -116,12 +122,15 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
 
   // DNS-rebinding protection and CORS first, then authentication (2025-11-25: invalid Origin → 403).
   fastify.addHook('onRequest', async (request, reply) => {
-    const problem = hostOriginProblem(request, options);
+    const problem = hostOriginProblem(request, options, request.url.startsWith('/.well-known/'));
     if (problem) return sendError(reply, 403, -32000, problem);
     applyCors(request, reply, options);
   });
 
-  if (options.auth) registerProtectedResourceMetadata(fastify, options.auth, mcpPath);
+  // RFC 9728 metadata lives at the origin's root, which a prefixed plugin cannot reach: then the
+  // app registers `protectedResourceMetadata` at its root (docs/auth.md).
+  if (options.auth && fastify.prefix === '')
+    registerProtectedResourceMetadata(fastify, options.auth, mcpPath);
 
   const authenticated = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     if (!options.auth) return true;
@@ -259,6 +268,9 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
       const found = findSession(request, reply);
       if (!found) return reply;
       session = found;
+      // Same principal (checked above), but maybe a refreshed or stepped-up token.
+      const auth = authByRequest.get(request);
+      if (auth && session.server) session.server.auth = auth;
     }
     if (batch && session.server?.behaviourVersion !== '2025-03-26') {
       return sendError(
@@ -268,7 +280,24 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
       );
     }
-    const stream = session.post(body, requestIds, reply);
+    const auth = options.auth;
+    const stepUp = auth
+      ? (error: { message: string; data?: unknown }) => {
+          const scopes = (error.data as { requiredScopes?: string[] }).requiredScopes ?? [];
+          const outcome = insufficientScopeOutcome(
+            new InsufficientScopeError(scopes, error.message),
+            auth,
+            endpointUrls(request, auth, mcpPath),
+          );
+          for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+          reply
+            .code(outcome.status)
+            .header('content-type', 'application/json')
+            .send(JSON.stringify(outcome.body));
+          return true;
+        }
+      : undefined;
+    const stream = session.post(body, requestIds, reply, stepUp);
     if (!stream) return reply.code(202).send();
     return reply;
   });
@@ -343,7 +372,8 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     );
   }
 
-  fastify.addHook('onClose', async () => {
+  // Before the server waits for in-flight requests: open SSE streams would otherwise hold it.
+  fastify.addHook('preClose', async () => {
     await sessions.closeAll();
   });
 }

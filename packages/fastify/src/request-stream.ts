@@ -23,6 +23,8 @@ export class RequestStream {
     private readonly newStreamId: () => string,
     private readonly onSse: (writer: SseWriter, stream: RequestStream) => void,
     private readonly onFinish: (stream: RequestStream, response: JSONRPCMessage | JSONRPCMessage[]) => void,
+    /** Answers an insufficient-scope error with an HTTP 403 challenge; true when it did. */
+    private readonly stepUp?: (error: { message: string; data?: unknown }) => boolean,
   ) {
     this.pending = new Set(ids);
     if (mode === 'sse') this.upgrade();
@@ -70,6 +72,8 @@ export class RequestStream {
     if (!last) return;
     this.finished = true;
     this.onFinish(this, message);
+    const error = (message as { error?: { message: string; data?: { insufficientScope?: boolean } } }).error;
+    if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return;
     if (!this.reply.sent) {
       this.reply.code(200).header('content-type', 'application/json').send(JSON.stringify(message));
     }

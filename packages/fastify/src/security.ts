@@ -18,7 +18,11 @@ export function hostname(host: string): string {
 }
 
 /** Why a request's Host or Origin is refused (DNS-rebinding protection), or undefined. */
-export function hostOriginProblem(request: FastifyRequest, options: ResolvedOptions): string | undefined {
+export function hostOriginProblem(
+  request: FastifyRequest,
+  options: ResolvedOptions,
+  publicDocument = false,
+): string | undefined {
   // A loopback connection is where DNS rebinding strikes: a local browser tricked into calling a local server.
   const loopback =
     isLoopbackAddress(request.socket.localAddress) || isLoopbackAddress(request.socket.remoteAddress);
@@ -30,7 +34,8 @@ export function hostOriginProblem(request: FastifyRequest, options: ResolvedOpti
     if (!ok) return `Invalid Host: ${host ?? '(none)'}`;
   }
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== 'null') {
+  // Public documents (RFC 9728 metadata) are meant for browsers of any origin.
+  if (origin !== undefined && origin !== 'null' && !publicDocument) {
     const allowedOrigins = options.allowedOrigins;
     if (allowedOrigins) {
       if (!allowedOrigins.includes(origin.toLowerCase()) && !corsAllows(options, origin))

@@ -63,8 +63,11 @@ export class ServerSession implements ContextSession {
 
   constructor(
     private readonly server: GantryServer,
-    /** Who the caller is, when the transport authenticated it. */
-    readonly auth?: AuthInfo,
+    /**
+     * Who the caller is, when the transport authenticated it. HTTP verifies every request and
+     * updates it, so a stepped-up token's scopes are seen at once.
+     */
+    public auth?: AuthInfo,
     /** Transport controls, for transports that have them (HTTP: closing a request's SSE stream). */
     private readonly streams?: StreamControls,
   ) {

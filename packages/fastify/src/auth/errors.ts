@@ -1,3 +1,5 @@
+import { McpError } from '@gantry/protocol';
+
 /**
  * The bearer token is not acceptable: expired, issued for another resource, badly signed,
  * unknown. A `verify` function throws it with a short reason, which reaches the client as the
@@ -30,7 +32,7 @@ export class InvalidTokenError extends Error {
  * if (!ctx.auth?.scopes.includes('notes:write')) throw new InsufficientScopeError(['notes:read', 'notes:write']);
  * ```
  */
-export class InsufficientScopeError extends Error {
+export class InsufficientScopeError extends McpError {
   override name = 'InsufficientScopeError';
 
   constructor(
@@ -47,7 +49,12 @@ export class InsufficientScopeError extends Error {
         `InsufficientScopeError: requiredScopes must be a non-empty array of scope tokens (no spaces, quotes or backslashes); got ${JSON.stringify(requiredScopes)}`,
       );
     }
-    super(message ?? `Insufficient scope: this request needs ${requiredScopes.join(' ')}`);
+    // An McpError, so that from a handler or guard it leaves the pipeline as a JSON-RPC error
+    // the HTTP layer recognizes (data.insufficientScope) and answers with a 403 challenge.
+    super(-32000, message ?? `Insufficient scope: this request needs ${requiredScopes.join(' ')}`, {
+      insufficientScope: true,
+      requiredScopes,
+    });
   }
 }
 
