@@ -30,9 +30,23 @@ export function pinnableCpu(): number | null {
 
 /** Pins this process to `cpu`; the returned function restores its previous affinity. */
 export function pinSelf(cpu: number): () => void {
-  const previous = affinityList(process.pid);
-  setAffinity(process.pid, String(cpu));
-  return () => setAffinity(process.pid, previous);
+  return pinProcess(process.pid, cpu);
+}
+
+/**
+ * Pins a running process (every thread of it) to `cpu`; the returned function restores its
+ * previous affinity, and does nothing if the process has exited meanwhile.
+ */
+export function pinProcess(pid: number, cpu: number): () => void {
+  const previous = affinityList(pid);
+  setAffinity(pid, String(cpu));
+  return () => {
+    try {
+      setAffinity(pid, previous);
+    } catch {
+      // The process is gone: nothing to restore.
+    }
+  };
 }
 
 /** The command that runs `args` pinned to `cpu`. */

@@ -125,7 +125,7 @@ describe('OAuth resource server on the MCP endpoint (real sockets, JWTs from a l
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami' } },
       { authorization: `Bearer ${bearer}`, 'mcp-session-id': session },
     );
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(JSON.parse(body.result.content[0].text)).toEqual({
       subject: 'alice',
       clientId: 'cli',
@@ -159,7 +159,7 @@ describe('OAuth resource server on the MCP endpoint (real sockets, JWTs from a l
       { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'wipe' } },
       { authorization: `Bearer ${admin}`, 'mcp-session-id': session },
     );
-    expect((await allowed.json()).result.content[0].text).toBe('wiped');
+    expect(((await allowed.json()) as any).result.content[0].text).toBe('wiped');
   });
 
   it('refuses a session to another principal’s token, as if it did not exist', async () => {
@@ -170,7 +170,7 @@ describe('OAuth resource server on the MCP endpoint (real sockets, JWTs from a l
       { authorization: `Bearer ${mallory}`, 'mcp-session-id': session },
     );
     expect(response.status).toBe(404);
-    expect((await response.json()).error.message).toBe(
+    expect(((await response.json()) as any).error.message).toBe(
       'Session not found: it ended or never existed; send initialize to start a new one',
     );
   });
