@@ -72,6 +72,11 @@ export class HttpSession implements Transport {
     return this.closed;
   }
 
+  /** True while a GET stream is open or a request is being answered: the client is there. */
+  get busy(): boolean {
+    return (this.standalone?.attached ?? false) || this.byRequest.size > 0;
+  }
+
   /** Hands a POSTed message (or batch) to the server; requests are answered on `reply`. */
   post(
     value: unknown,

@@ -33,7 +33,9 @@ export class SessionStore {
     const timer = setInterval(
       () => {
         const cutoff = Date.now() - this.idleTimeoutMs;
-        for (const session of this.sessions.values()) if (session.lastSeen < cutoff) void session.close();
+        for (const session of this.sessions.values()) {
+          if (session.lastSeen < cutoff && !session.busy) void session.close();
+        }
       },
       Math.max(50, Math.min(this.idleTimeoutMs / 2, 60_000)),
     );
