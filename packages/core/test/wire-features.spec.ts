@@ -200,22 +200,27 @@ describe('completion, logging and capabilities: error paths', () => {
   });
 });
 
+/** Replaces the connection with one whose client declared sampling. */
+async function reopenWithSampling(): Promise<void> {
+  await app.close();
+  app = await createFeatureApp();
+  wire = await openWire(app);
+  wire.send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: { sampling: {} },
+      clientInfo: { name: 'wire', version: '1' },
+    },
+  });
+  await wire.next();
+}
+
 describe('server → client requests on the wire', () => {
   it('sends sampling/createMessage tied to the call, and answers the call with the client result', async () => {
-    await app.close();
-    app = await createFeatureApp();
-    wire = await openWire(app);
-    wire.send({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { sampling: {} },
-        clientInfo: { name: 'wire', version: '1' },
-      },
-    });
-    await wire.next();
+    await reopenWithSampling();
     wire.send(
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample_joke","arguments":{"topic":"owls"}}}',
     );
@@ -244,20 +249,7 @@ describe('server → client requests on the wire', () => {
   });
 
   it('turns the client refusing a sampling request into a tool error, not the call’s own error', async () => {
-    await app.close();
-    app = await createFeatureApp();
-    wire = await openWire(app);
-    wire.send({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { sampling: {} },
-        clientInfo: { name: 'wire', version: '1' },
-      },
-    });
-    await wire.next();
+    await reopenWithSampling();
     wire.send(
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample_joke","arguments":{"topic":"owls"}}}',
     );
@@ -283,20 +275,7 @@ describe('server → client requests on the wire', () => {
   });
 
   it('refuses tools in sampling when the client lacks sampling.tools', async () => {
-    await app.close();
-    app = await createFeatureApp();
-    wire = await openWire(app);
-    wire.send({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { sampling: {} },
-        clientInfo: { name: 'wire', version: '1' },
-      },
-    });
-    await wire.next();
+    await reopenWithSampling();
     wire.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample_with_tools"}}');
     expect((await wire.next()).result).toEqual({
       content: [
