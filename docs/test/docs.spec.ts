@@ -16,7 +16,7 @@ const RUN_TIMEOUT_MS = 20_000;
 
 /** What an example may import: the framework, its peers, and Node's own modules. */
 const ALLOWED_IMPORT =
-  /^(?:reflect-metadata|@gantry\/[a-z-]+|class-validator|class-transformer|node:[a-z/_]+)$/;
+  /^(?:reflect-metadata|@gantry\/[a-z-]+|class-validator|class-transformer|fastify|node:[a-z/_]+)$/;
 
 interface Example {
   /** The page, relative to the repository root (`docs/tools.md`). */

@@ -44,6 +44,8 @@ export class HttpSession implements Transport {
   private closed = false;
   private readonly byRequest = new Map<RequestId, RequestStream>();
   private readonly byStream = new Map<string, RequestStream>();
+  /** Every stream this session opened: the only ones `Last-Event-ID` may resume. */
+  private readonly ownedStreams = new Set<string>();
   private standalone?: SseWriter;
   private outbox: JSONRPCMessage[] = [];
   private readonly sseOptions: SseWriterOptions;
@@ -93,7 +95,10 @@ export class HttpSession implements Transport {
         this.options.responseMode,
         this.sseOptions,
         () => newId(9),
-        (writer, owner) => this.byStream.set(writer.streamId, owner),
+        (writer, owner) => {
+          this.byStream.set(writer.streamId, owner);
+          this.ownedStreams.add(writer.streamId);
+        },
         (finished) => this.finished(finished),
         stepUp,
       );
@@ -109,6 +114,7 @@ export class HttpSession implements Transport {
     reply.hijack();
     reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
     const writer = this.standalone ?? new SseWriter(newId(9), this.sseOptions);
+    this.ownedStreams.add(writer.streamId);
     writer.attach(reply.raw, true);
     this.standalone = writer;
     const queued = this.outbox;
@@ -129,7 +135,8 @@ export class HttpSession implements Transport {
     const streamId = await store.replayEventsAfter(lastEventId, (eventId, message) => {
       replayed.push(`id: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
     });
-    if (streamId === undefined) return false;
+    // A stream of another session is not replayed, even to someone who learned an event id.
+    if (streamId === undefined || !this.ownedStreams.has(streamId)) return false;
     reply.hijack();
     raw.writeHead(200, { ...headers, ...SSE_HEADERS });
     const live = this.byStream.get(streamId);
@@ -156,6 +163,8 @@ export class HttpSession implements Transport {
 
   /** Closes the POST connection that carries `requestId` (SSE polling); false when it cannot. */
   closeStreamOf(requestId: RequestId): boolean {
+    // Stateless sessions end with their POST: nothing could resume the stream.
+    if (this.id === undefined) return false;
     return this.byRequest.get(requestId)?.closeConnection() ?? false;
   }
 
@@ -188,7 +197,7 @@ export class HttpSession implements Transport {
     this.closed = true;
     for (const stream of new Set(this.byRequest.values())) stream.abort();
     this.byRequest.clear();
-    for (const streamId of this.byStream.keys()) this.options.eventStore?.dropStream?.(streamId);
+    for (const streamId of this.ownedStreams) this.options.eventStore?.dropStream?.(streamId);
     this.byStream.clear();
     if (this.standalone) {
       this.options.eventStore?.dropStream?.(this.standalone.streamId);

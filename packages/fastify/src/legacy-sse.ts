@@ -67,8 +67,11 @@ export function registerLegacySse(
   const principalOf = (auth: AuthInfo | undefined) =>
     auth ? (auth.subject ?? auth.clientId ?? auth.token) : undefined;
 
-  fastify.get(ssePath, async (request, reply) => {
+  const gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await deps.authenticated(request, reply))) return reply;
+  };
+
+  fastify.get(ssePath, { onRequest: gate, exposeHeadRoute: false }, async (request, reply) => {
     if (live.size + deps.sessions.size >= options.maxSessions) {
       return sendError(
         reply,
@@ -106,8 +109,7 @@ export function registerLegacySse(
     await Promise.all([...live.values()].map((session) => session.close()));
   });
 
-  fastify.post(messagesPath, { bodyLimit: options.bodyLimit }, async (request, reply) => {
-    if (!(await deps.authenticated(request, reply))) return reply;
+  fastify.post(messagesPath, { bodyLimit: options.bodyLimit, onRequest: gate }, async (request, reply) => {
     const id = (request.query as { sessionId?: unknown }).sessionId;
     if (typeof id !== 'string') {
       return sendError(

@@ -129,8 +129,14 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
 
   // RFC 9728 metadata lives at the origin's root, which a prefixed plugin cannot reach: then the
   // app registers `protectedResourceMetadata` at its root (docs/auth.md).
-  if (options.auth && fastify.prefix === '')
+  if (options.auth && fastify.prefix === '') {
     registerProtectedResourceMetadata(fastify, options.auth, mcpPath);
+  } else if (options.auth) {
+    app.logger.warn(
+      `gantryMcp is registered under the prefix ${fastify.prefix}, so it cannot serve the OAuth metadata at the root: ` +
+        `register protectedResourceMetadata on the root instance with { auth, mcpPath: '${mcpPath}' }`,
+    );
+  }
 
   const authenticated = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     if (!options.auth) return true;
@@ -186,8 +192,22 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
 
   fastify.options(path, async (request, reply) => preflight(request, reply, options));
 
-  fastify.post(path, { bodyLimit: options.bodyLimit }, async (request, reply) => {
+  // Authentication and the version header come before the body is read: an unauthenticated
+  // client cannot make the server parse anything.
+  const gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await authenticated(request, reply))) return reply;
+    const version = header(request, 'mcp-protocol-version');
+    if (version !== undefined && !HEADER_VERSIONS.has(version)) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      );
+    }
+  };
+
+  fastify.post(path, { bodyLimit: options.bodyLimit, onRequest: gate }, async (request, reply) => {
     const contentType = header(request, 'content-type') ?? '';
     if (!/^application\/json\s*(;|$)/i.test(contentType)) {
       return sendError(
@@ -206,14 +226,6 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
       );
     }
     const version = header(request, 'mcp-protocol-version');
-    if (version !== undefined && !HEADER_VERSIONS.has(version)) {
-      return sendError(
-        reply,
-        400,
-        ErrorCode.InvalidRequest,
-        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-      );
-    }
     const body = request.body;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
@@ -302,8 +314,8 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     return reply;
   });
 
-  fastify.get(path, async (request, reply) => {
-    if (!(await authenticated(request, reply))) return reply;
+  // No automatic HEAD route: a HEAD must not open (and hold) the session's SSE stream.
+  fastify.get(path, { onRequest: gate, exposeHeadRoute: false }, async (request, reply) => {
     if (options.mode === 'stateless') {
       return sendError(
         reply,
@@ -344,8 +356,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     return reply;
   });
 
-  fastify.delete(path, async (request, reply) => {
-    if (!(await authenticated(request, reply))) return reply;
+  fastify.delete(path, { onRequest: gate }, async (request, reply) => {
     if (options.mode === 'stateless') {
       return sendError(
         reply,

@@ -81,8 +81,9 @@ export class RequestStream {
 
   /**
    * Closes the POST's connection once an id'd event was sent (the answer becomes a stream
-   * first if it was not yet one); the client resumes with GET and `Last-Event-ID` (SSE polling,
-   * SEP-1699). False when there is nothing to resume from: JSON mode or no event store.
+   * first if it was not yet one, starting with its priming event); the client resumes with GET
+   * and `Last-Event-ID` (SSE polling, SEP-1699). False when nothing could resume it: JSON
+   * mode, or no event store.
    */
   closeConnection(): boolean {
     if (this.finished || this.mode === 'json' || !this.sseOptions.eventStore) return false;
@@ -97,8 +98,19 @@ export class RequestStream {
   abort(): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.sse) this.sse.end();
-    else if (!this.reply.sent) this.reply.code(204).send();
+    if (this.sse) {
+      this.sse.end();
+      return;
+    }
+    if (this.reply.sent) return;
+    // Every pending request gets an answer that says why it has none.
+    const errors = [...this.pending].map((id) => ({
+      jsonrpc: '2.0' as const,
+      id,
+      error: { code: -32603, message: 'Internal error: the session ended before the request completed' },
+    }));
+    const body = errors.length === 1 ? errors[0] : errors;
+    this.reply.code(200).header('content-type', 'application/json').send(JSON.stringify(body));
   }
 
   private upgrade(): void {

@@ -35,7 +35,9 @@ export function hostOriginProblem(
   }
   const origin = request.headers.origin;
   // Public documents (RFC 9728 metadata) are meant for browsers of any origin.
-  if (origin !== undefined && origin !== 'null' && !publicDocument) {
+  if (origin !== undefined && !publicDocument) {
+    // `Origin: null` (sandboxed frames, file: pages) is never an allowed origin.
+    if (origin === 'null' && (options.allowedOrigins || loopback)) return 'Invalid Origin: null';
     const allowedOrigins = options.allowedOrigins;
     if (allowedOrigins) {
       if (!allowedOrigins.includes(origin.toLowerCase()) && !corsAllows(options, origin))
