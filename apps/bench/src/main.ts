@@ -1,11 +1,29 @@
-// `npm run bench`: stdio tools/call of an echo tool, Gantry (DTO and JSON Schema arguments)
-// against the official SDK and a raw floor, each server a child process driven by the same
-// pipe driver. See README.md.
+// `npm run bench`: tools/call of an echo tool, each server a child process, over stdio
+// (Gantry with DTO and with JSON Schema arguments against the official SDK and a raw floor,
+// driven by the same pipe driver) and over Streamable HTTP (Gantry's Fastify plugin against
+// the official SDK v1 and v2 and a raw Fastify floor, driven by the same HTTP client).
+// See README.md.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pinnableCpu } from './cpu-affinity';
 import { measureColdStarts, measurePipelined, measureSequential, rotate, type ServerSpec } from './driver';
+import {
+  CONCURRENCIES,
+  type HttpServerSpec,
+  measureHttpThroughput,
+  measureSessionMemory,
+} from './http-driver';
+import {
+  computeHttpRatios,
+  computeHttpTargets,
+  HTTP_METRICS,
+  HTTP_SERVER_LABELS,
+  type HttpMetricKey,
+  type HttpResults,
+  type HttpServerResults,
+  renderHttpReport,
+} from './http-report';
 import { startLoadWindow } from './machine-load';
 import {
   type BenchResults,
@@ -20,51 +38,117 @@ import { median } from './stats';
 const SERVER_NAMES = ['gantry', 'gantry-schema', 'sdk', 'floor'] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
 
+const HTTP_SERVER_NAMES = ['gantry', 'sdk', 'sdk-v2', 'floor'] as const;
+type HttpServerName = (typeof HTTP_SERVER_NAMES)[number];
+
+/** The servers with sessions, whose memory per session is measured. */
+const SESSION_SERVERS: readonly string[] = ['gantry', 'sdk', 'sdk-v2'];
+
+/** Packages a server needs beyond the workspace's own, checked before it is run. */
+const OPTIONAL_PACKAGES: Partial<Record<HttpServerName, readonly string[]>> = {
+  'sdk-v2': ['@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/fastify'],
+};
+
 /** Durations and counts of one run; `--quick` is a smoke check, not a measurement. */
 const NORMAL = { rounds: 3, warmupMs: 1000, durationMs: 3000, sliceMs: 250, inFlight: 64, coldSpawns: 10 };
 const QUICK = { rounds: 1, warmupMs: 200, durationMs: 500, sliceMs: 100, inFlight: 64, coldSpawns: 3 };
 type Settings = typeof NORMAL;
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only gantry,gantry-schema,sdk,floor] [--json] [--no-pin]
-  --quick   short durations and one round: a smoke check, not a measurement
-  --only    the servers to run, comma-separated (default: all four; gantry takes a class-validator
-            DTO, gantry-schema a plain JSON Schema)
-  --json    print the results as JSON instead of tables (progress still goes to stderr)
-  --no-pin  do not pin driver and server to one CPU for the sequential measurement`;
+const HTTP_NORMAL = {
+  rounds: 3,
+  warmupMs: 1000,
+  primeMs: 200,
+  durationMs: 1500,
+  sliceMs: 250,
+  sessions: 1000,
+  warmupSessions: 50,
+};
+const HTTP_QUICK = {
+  rounds: 1,
+  warmupMs: 200,
+  primeMs: 50,
+  durationMs: 300,
+  sliceMs: 100,
+  sessions: 200,
+  warmupSessions: 20,
+};
+type HttpSettings = typeof HTTP_NORMAL;
+
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+  --quick       short durations and one round: a smoke check, not a measurement
+  --only-stdio  only the stdio section
+  --only-http   only the Streamable HTTP section
+  --only        the servers to run, comma-separated; stdio has gantry, gantry-schema, sdk, floor
+                (gantry takes a class-validator DTO, gantry-schema a plain JSON Schema), HTTP has
+                gantry, sdk, sdk-v2, floor; each section runs those of its own it is given
+  --json        print the results as JSON instead of tables (progress still goes to stderr)
+  --no-pin      do not pin driver and server to one CPU (stdio sequential, HTTP at c=1)
+  --cpu-prof    profile the HTTP servers (node --cpu-prof) into apps/bench/results/profiles/`;
 
 interface Flags {
   quick: boolean;
   json: boolean;
   pin: boolean;
+  cpuProf: boolean;
+  stdio: boolean;
+  http: boolean;
   only: ServerName[];
+  onlyHttp: HttpServerName[];
 }
 
 function parseFlags(argv: readonly string[]): Flags {
-  const flags: Flags = { quick: false, json: false, pin: true, only: [...SERVER_NAMES] };
+  const flags: Flags = {
+    quick: false,
+    json: false,
+    pin: true,
+    cpuProf: false,
+    stdio: true,
+    http: true,
+    only: [...SERVER_NAMES],
+    onlyHttp: [...HTTP_SERVER_NAMES],
+  };
+  let onlyStdio = false;
+  let onlyHttp = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') flags.quick = true;
     else if (arg === '--json') flags.json = true;
     else if (arg === '--no-pin') flags.pin = false;
+    else if (arg === '--cpu-prof') flags.cpuProf = true;
+    else if (arg === '--only-stdio') onlyStdio = true;
+    else if (arg === '--only-http') onlyHttp = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const list = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      flags.only = parseServerList(list ?? '');
+      [flags.only, flags.onlyHttp] = parseServerList(list ?? '');
     } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
     } else throw new Error(`unknown argument '${arg}'\n${USAGE}`);
   }
+  if (onlyStdio && onlyHttp) throw new Error(`--only-stdio and --only-http exclude each other\n${USAGE}`);
+  flags.stdio = !onlyHttp && flags.only.length > 0;
+  flags.http = !onlyStdio && flags.onlyHttp.length > 0;
+  if (!flags.stdio && !flags.http) {
+    throw new Error(`nothing to run: the servers given to --only are not in the section chosen\n${USAGE}`);
+  }
   return flags;
 }
 
-function parseServerList(list: string): ServerName[] {
+/** The stdio and the HTTP servers among the names given, each in its section's canonical order. */
+function parseServerList(list: string): [ServerName[], HttpServerName[]] {
   const names = list.split(',').filter((name) => name !== '');
-  const unknown = names.filter((name) => !(SERVER_NAMES as readonly string[]).includes(name));
+  const known: readonly string[] = [...SERVER_NAMES, ...HTTP_SERVER_NAMES];
+  const unknown = names.filter((name) => !known.includes(name));
   if (names.length === 0 || unknown.length > 0) {
-    throw new Error(`--only takes a comma-separated list of ${SERVER_NAMES.join(', ')}; got '${list}'`);
+    throw new Error(
+      `--only takes a comma-separated list of ${[...new Set(known)].join(', ')}; got '${list}'`,
+    );
   }
   // Keep the canonical order so tables always read gantry, gantry-schema, sdk, floor.
-  return SERVER_NAMES.filter((name) => names.includes(name));
+  return [
+    SERVER_NAMES.filter((name) => names.includes(name)),
+    HTTP_SERVER_NAMES.filter((name) => names.includes(name)),
+  ];
 }
 
 function serverSpec(name: ServerName): ServerSpec {
@@ -76,6 +160,26 @@ function serverSpec(name: ServerName): ServerSpec {
     );
   }
   return { name, script };
+}
+
+function httpServerSpec(name: HttpServerName): HttpServerSpec {
+  const script = join(__dirname, 'servers', 'http', `${name}.js`);
+  if (!existsSync(script)) {
+    throw new Error(`${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it?`);
+  }
+  return { name, script };
+}
+
+/** The packages among `OPTIONAL_PACKAGES[name]` that cannot be resolved from here. */
+function missingPackages(name: HttpServerName): string[] {
+  return (OPTIONAL_PACKAGES[name] ?? []).filter((pkg) => {
+    try {
+      require.resolve(pkg);
+      return false;
+    } catch {
+      return true;
+    }
+  });
 }
 
 function progress(message: string): void {
@@ -111,20 +215,25 @@ async function runRound(
   }
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags(process.argv.slice(2));
+function machineInfo() {
+  return {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+  };
+}
+
+async function runStdio(flags: Flags, sequentialCpu: number | null): Promise<BenchResults> {
   const settings = flags.quick ? QUICK : NORMAL;
   const specs = flags.only.map(serverSpec);
-  const sequentialCpu = flags.pin ? pinnableCpu() : null;
-  if (flags.pin && sequentialCpu === null)
-    progress('note: cannot pin to a CPU here (needs Linux and taskset)');
   const perServer = new Map<string, ServerResults>(
     specs.map((spec) => [spec.name, { rounds: emptyRounds(), median: {} as Record<MetricKey, number> }]),
   );
 
   const otherLoad: (number | null)[] = [];
   for (let round = 0; round < settings.rounds; round++) {
-    progress(`round ${round + 1}/${settings.rounds}`);
+    progress(`stdio round ${round + 1}/${settings.rounds}`);
     const endLoadWindow = startLoadWindow();
     await runRound(rotate(specs, round), settings, sequentialCpu, perServer);
     const load = endLoadWindow();
@@ -137,31 +246,146 @@ async function main(): Promise<void> {
     for (const metric of METRICS) result.median[metric.key] = median(result.rounds[metric.key]);
   }
 
-  const results: BenchResults = {
+  return {
     date: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      otherLoad,
-    },
+    machine: { ...machineInfo(), otherLoad },
     settings: { ...settings, quick: flags.quick, sequentialCpu },
     servers: Object.fromEntries(perServer),
   };
+}
+
+async function runHttpRound(
+  specs: readonly HttpServerSpec[],
+  settings: HttpSettings,
+  latencyCpu: number | null,
+  cpuProfDir: string | undefined,
+  results: Map<string, HttpServerResults>,
+) {
+  const rounds = (name: string) => results.get(name)!.rounds;
+  const line = (name: string, text: string) =>
+    progress(`  ${(HTTP_SERVER_LABELS[name] ?? name).padEnd(8)} ${text}`);
+  const throughput = await measureHttpThroughput(specs, settings, latencyCpu, cpuProfDir);
+  for (const [name, byConcurrency] of throughput) {
+    for (const [concurrency, result] of byConcurrency) {
+      rounds(name)[`rps${concurrency}` as HttpMetricKey].push(result.requestsPerSecond);
+      if (concurrency === 1) {
+        rounds(name).p50.push(result.p50Us);
+        rounds(name).p99.push(result.p99Us);
+      }
+      if (concurrency === 16 && result.serverCpuUs !== null) rounds(name).cpu16.push(result.serverCpuUs);
+    }
+    const rates = [...byConcurrency].map(([c, result]) => `c=${c} ${Math.round(result.requestsPerSecond)}`);
+    const c1 = byConcurrency.get(1)!;
+    const cpu = [...byConcurrency].map(([c, result]) => `c=${c} ${result.serverCpuUs?.toFixed(1) ?? '?'}`);
+    line(
+      name,
+      `${rates.join(', ')} req/s; p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; ` +
+        `server CPU/req ${cpu.join(', ')} µs`,
+    );
+  }
+  for (const spec of specs.filter((candidate) => SESSION_SERVERS.includes(candidate.name))) {
+    const memory = await measureSessionMemory(spec, settings);
+    rounds(spec.name).rssPerSession.push(memory.rssPerSession / 1024);
+    rounds(spec.name).heapPerSession.push(memory.heapPerSession / 1024);
+    line(
+      spec.name,
+      `per idle session: RSS ${(memory.rssPerSession / 1024).toFixed(1)} KiB, heap ${(memory.heapPerSession / 1024).toFixed(1)} KiB`,
+    );
+  }
+}
+
+async function runHttp(flags: Flags, latencyCpu: number | null): Promise<HttpResults> {
+  const settings = flags.quick ? HTTP_QUICK : HTTP_NORMAL;
+  const notInstalled: Record<string, string> = {};
+  const names = flags.onlyHttp.filter((name) => {
+    const missing = missingPackages(name);
+    if (missing.length === 0) return true;
+    notInstalled[name] = `npm install ${missing.join(' ')} (in apps/bench)`;
+    progress(`note: ${HTTP_SERVER_LABELS[name]} left out, not installed: ${missing.join(', ')}`);
+    return false;
+  });
+  const specs = names.map(httpServerSpec);
+  let cpuProfDir: string | undefined;
+  if (flags.cpuProf) {
+    cpuProfDir = resolve(__dirname, '..', 'results', 'profiles');
+    mkdirSync(cpuProfDir, { recursive: true });
+    progress(`CPU profiles of the HTTP servers go to ${relative(process.cwd(), cpuProfDir)}`);
+  }
+  const perServer = new Map<string, HttpServerResults>(
+    specs.map((spec) => [
+      spec.name,
+      { rounds: emptyHttpRounds(), median: {} as HttpServerResults['median'] },
+    ]),
+  );
+
+  const otherLoad: (number | null)[] = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    progress(`HTTP round ${round + 1}/${settings.rounds}`);
+    const endLoadWindow = startLoadWindow();
+    if (specs.length > 0)
+      await runHttpRound(rotate(specs, round), settings, latencyCpu, cpuProfDir, perServer);
+    const load = endLoadWindow();
+    otherLoad.push(load);
+    if (load !== null) {
+      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
+    }
+  }
+  for (const result of perServer.values()) {
+    for (const metric of HTTP_METRICS) {
+      const values = result.rounds[metric.key];
+      result.median[metric.key] = values.length === 0 ? null : median(values);
+    }
+  }
+
+  return {
+    date: new Date().toISOString(),
+    machine: { ...machineInfo(), otherLoad },
+    settings: { ...settings, concurrencies: CONCURRENCIES, quick: flags.quick, latencyCpu },
+    servers: Object.fromEntries(perServer),
+    notInstalled,
+  };
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const pinCpu = flags.pin ? pinnableCpu() : null;
+  if (flags.pin && pinCpu === null) progress('note: cannot pin to a CPU here (needs Linux and taskset)');
+
+  const stdio = flags.stdio ? await runStdio(flags, pinCpu) : null;
+  const http = flags.http ? await runHttp(flags, pinCpu) : null;
+
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
-  const json = JSON.stringify({ ...results, ratios: computeRatios(results) }, null, 2);
+  const json = JSON.stringify(
+    {
+      stdio: stdio && { ...stdio, ratios: computeRatios(stdio) },
+      http: http && { ...http, ratios: computeHttpRatios(http), targets: computeHttpTargets(http) },
+    },
+    null,
+    2,
+  );
   writeFileSync(file, `${json}\n`);
 
   if (flags.json) console.log(json);
-  else console.log(renderReport(results));
+  else {
+    const sections = [];
+    if (stdio) sections.push(renderReport(stdio));
+    if (http) sections.push(renderHttpReport(http));
+    console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
+  }
   progress(`results written to ${relative(process.cwd(), file)}`);
 }
 
 function emptyRounds(): Record<MetricKey, number[]> {
   return Object.fromEntries(METRICS.map((metric) => [metric.key, [] as number[]])) as Record<
     MetricKey,
+    number[]
+  >;
+}
+
+function emptyHttpRounds(): Record<HttpMetricKey, number[]> {
+  return Object.fromEntries(HTTP_METRICS.map((metric) => [metric.key, [] as number[]])) as Record<
+    HttpMetricKey,
     number[]
   >;
 }

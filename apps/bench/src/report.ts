@@ -138,14 +138,14 @@ function ratioRow(results: BenchResults, name: string, key: MetricKey): RatioRow
   return row;
 }
 
-const VERDICT_TEXT = { met: 'met', missed: 'MISSED', unclear: 'unclear (rounds disagree)' } as const;
+export const VERDICT_TEXT = { met: 'met', missed: 'MISSED', unclear: 'unclear (rounds disagree)' } as const;
 
-function formatNumber(value: number, digits: number): string {
+export function formatNumber(value: number, digits: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** Left-aligns the first `leftColumns` columns and right-aligns the others. */
-function table(rows: readonly string[][], leftColumns = 1): string {
+export function table(rows: readonly string[][], leftColumns = 1): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows
     .map((row) =>
