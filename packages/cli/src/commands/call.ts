@@ -1,0 +1,81 @@
+import type { Command } from 'commander';
+import { collect, parseToolArguments } from '../args';
+import { CliError } from '../cli-error';
+import {
+  addConnectionOptions,
+  type ConnectionOptions,
+  TARGET_ARGUMENT_HELP,
+  withConnection,
+} from '../connection';
+import { ExitCode } from '../exit-codes';
+import { formatCallToolResult, formatJson, type Io } from '../output';
+import { isJsonRpcError, rpcFailure, unknownName } from '../rpc-failure';
+
+interface CallOptions extends ConnectionOptions {
+  args?: string;
+  arg: string[];
+  json?: boolean;
+}
+
+/** `gantry call <target> <tool>`: calls one tool and prints its result. */
+export function registerCallCommand(program: Command, io: Io): void {
+  const command = program
+    .command('call')
+    .description('Call a tool and print its result')
+    .argument('<target>', TARGET_ARGUMENT_HELP)
+    .argument('<tool>', 'the tool to call')
+    .option('--args <json>', 'the arguments as one JSON object')
+    .option(
+      '-a, --arg <key=value>',
+      'one argument (repeatable); the value is JSON when it parses, else a string; a.b=1 nests',
+      collect,
+      [],
+    )
+    .option('--json', 'print the raw result as JSON');
+  addConnectionOptions(command)
+    .addHelpText(
+      'after',
+      `
+Arguments:
+  -a count=3 -a draft=true     numbers, booleans, null, objects and arrays are parsed as JSON
+  -a title=hello               anything that is not JSON is a string
+  -a 'id="123"'                a JSON string keeps digits text
+  -a filter.tag=work           dots nest: { "filter": { "tag": "work" } }
+  --args '{"query":"x"}' -a limit=5   -a is applied on top of --args
+
+Output: text content as is, images and audio as [image image/png, N bytes], structuredContent
+as indented JSON. A tool error (isError) is printed on stderr and exits 1.
+
+Examples:
+  $ gantry call "node dist/main.js" search_notes -a query=gantry -a limit=5
+  $ gantry call http://127.0.0.1:3000/mcp create_note --args '{"title":"a","body":"b"}' --json`,
+    )
+    .action(async (target: string, tool: string, options: CallOptions) => {
+      // Bad arguments are a usage error before any server is started.
+      const args = parseToolArguments(options.args, options.arg);
+      await withConnection(target, options, io, async ({ client, signal }) => {
+        let result: Awaited<ReturnType<typeof client.callTool>>;
+        try {
+          result = await client.callTool(tool, args, { signal });
+        } catch (error) {
+          if (!isJsonRpcError(error)) throw error;
+          // 2025-11-25 tools: an unknown tool is a protocol error; name the ones that exist.
+          const known = await client.listTools({ signal }).then(
+            (tools) => tools.map((t) => t.name),
+            () => undefined,
+          );
+          if (known && !known.includes(tool)) throw unknownName('tool', tool, known);
+          throw rpcFailure(`tools/call ${JSON.stringify(tool)}`, error);
+        }
+        if (options.json) io.stdout.write(formatJson(result));
+        if (result.isError) {
+          if (!options.json) io.stderr.write(formatCallToolResult(result));
+          throw new CliError(
+            `tool ${JSON.stringify(tool)} reported an error (isError: true)`,
+            ExitCode.ToolError,
+          );
+        }
+        if (!options.json) io.stdout.write(formatCallToolResult(result));
+      });
+    });
+}

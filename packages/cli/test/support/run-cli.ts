@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The built command (`npm test` builds it with `tsc -b` before Jest runs). */
+export const CLI = resolve(__dirname, '../../dist/main.js');
+/** The swc require hook `gantry dev` uses, for fixture servers written in TypeScript. */
+export const REGISTER = resolve(__dirname, '../../register.js');
+/** The example server: stdio by default, `--http --port 0` for HTTP. */
+export const NOTES = resolve(__dirname, '../../../../apps/notes/dist/main.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command line for a target: `node <file>` with paths quoted, as a user would type it. */
+export function nodeTarget(...args: string[]): string {
+  return ['node', ...args].map((arg) => `'${arg}'`).join(' ');
+}
+
+/** Runs `node dist/main.js …args` to completion; stdin is closed. */
+export function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
+function collect(child: ChildProcess): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `apps/notes` with `--http --port 0` and resolves with its URL once it listens. */
+export async function startNotesHttp(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [NOTES, '--http', '--port', '0'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((done, fail) => {
+    let stderr = '';
+    child.once('exit', (code) => fail(new Error(`notes exited with code ${code}: ${stderr}`)));
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+      const found = /serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+      if (found) done(found);
+    });
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import { CliError } from '../src/cli-error';
+import { ExitCode } from '../src/exit-codes';
+import { parseEnvAssignments, parseHeaders, parseTarget, splitCommandLine } from '../src/target';
+
+/** The CliError `fn` throws, for its message and exit code. */
+function failure(fn: () => unknown): CliError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof CliError) return error;
+    throw error;
+  }
+  throw new Error('expected a CliError');
+}
+
+describe('splitCommandLine', () => {
+  it('splits on blanks, collapsing runs of them', () => {
+    expect(splitCommandLine('  node   dist/main.js\t--http \n --port 3000 ')).toEqual([
+      'node',
+      'dist/main.js',
+      '--http',
+      '--port',
+      '3000',
+    ]);
+  });
+
+  it('keeps single-quoted text literally, backslashes and double quotes included', () => {
+    expect(splitCommandLine(`node -e 'console.log("a\\nb")'`)).toEqual([
+      'node',
+      '-e',
+      'console.log("a\\nb")',
+    ]);
+  });
+
+  it('joins quoted and unquoted parts of one word', () => {
+    expect(splitCommandLine(`--name='a b'"c d"e`)).toEqual(['--name=a bc de']);
+  });
+
+  it('in double quotes, escapes only \\ " $ and backquote', () => {
+    expect(splitCommandLine(String.raw`"a \" b \\ c \$ d \n e"`)).toEqual([String.raw`a " b \ c $ d \n e`]);
+  });
+
+  it('outside quotes, a backslash escapes any character, a blank included', () => {
+    expect(splitCommandLine(String.raw`my\ server.js \'x\' \|`)).toEqual(['my server.js', "'x'", '|']);
+  });
+
+  it('drops a backslash-newline (line continuation)', () => {
+    expect(splitCommandLine('node \\\nmain.js')).toEqual(['node', 'main.js']);
+  });
+
+  it('keeps empty quoted words', () => {
+    expect(splitCommandLine(`node main.js '' ""`)).toEqual(['node', 'main.js', '', '']);
+  });
+
+  it('expands nothing: variables, globs and tildes stay as typed', () => {
+    expect(splitCommandLine('node $HOME/*.js ~/x')).toEqual(['node', '$HOME/*.js', '~/x']);
+  });
+
+  it('refuses an unterminated quote, with exit code 2', () => {
+    const single = failure(() => splitCommandLine(`node -e 'oops`));
+    expect(single.exitCode).toBe(ExitCode.Usage);
+    expect(single.message).toBe(`the target "node -e 'oops" has an unterminated single quote`);
+    expect(failure(() => splitCommandLine('node "oops')).message).toBe(
+      'the target "node \\"oops" has an unterminated double quote',
+    );
+  });
+
+  it('refuses a lone trailing backslash', () => {
+    expect(failure(() => splitCommandLine('node main.js \\')).message).toMatch(/ends with a lone backslash/);
+  });
+
+  it('refuses unquoted shell operators, which would silently become arguments', () => {
+    const error = failure(() => splitCommandLine('node main.js > log.txt'));
+    expect(error.exitCode).toBe(ExitCode.Usage);
+    expect(error.message).toMatch(/shell operator ">", but it is run without a shell/);
+    expect(failure(() => splitCommandLine('a && b')).message).toMatch(/"&&"/);
+    // Quoted or escaped, the same characters are arguments.
+    expect(splitCommandLine(`grep '|' \\>`)).toEqual(['grep', '|', '>']);
+  });
+});
+
+describe('parseTarget', () => {
+  it('reads a command line as a stdio target', () => {
+    expect(parseTarget(`node "dist/main.js" --http`)).toEqual({
+      kind: 'stdio',
+      command: 'node',
+      args: ['dist/main.js', '--http'],
+      text: 'node "dist/main.js" --http',
+    });
+  });
+
+  it('runs a lone .js file with this Node', () => {
+    expect(parseTarget('dist/main.js --verbose')).toMatchObject({
+      kind: 'stdio',
+      command: process.execPath,
+      args: ['dist/main.js', '--verbose'],
+    });
+  });
+
+  it('reads http and https URLs as HTTP targets', () => {
+    const target = parseTarget('http://127.0.0.1:3000/mcp');
+    expect(target.kind).toBe('http');
+    expect(target.kind === 'http' && target.url.href).toBe('http://127.0.0.1:3000/mcp');
+    expect(parseTarget('HTTPS://example.com/mcp').kind).toBe('http');
+  });
+
+  it('refuses a malformed URL', () => {
+    expect(failure(() => parseTarget('http://exa mple.com')).message).toBe(
+      'the target "http://exa mple.com" is not a valid URL',
+    );
+  });
+
+  it('refuses WebSocket URLs: they come with @gantry/ws', () => {
+    for (const url of ['ws://127.0.0.1:3000/mcp', 'wss://example.com/mcp']) {
+      const error = failure(() => parseTarget(url));
+      expect(error.exitCode).toBe(ExitCode.Usage);
+      expect(error.message).toMatch(
+        /^WebSocket targets \(wss?:\/\/\) are not supported yet: they come with the @gantry\/ws package/,
+      );
+    }
+  });
+
+  it('refuses other URL schemes', () => {
+    expect(failure(() => parseTarget('ftp://example.com/mcp')).message).toMatch(
+      /^unsupported target scheme ftp:\/\//,
+    );
+  });
+
+  it('refuses an empty target', () => {
+    expect(failure(() => parseTarget('  ')).message).toMatch(/^the target is empty/);
+  });
+
+  it('points a leading KEY=value to --env, since no shell reads it', () => {
+    const error = failure(() => parseTarget('NOTES_DIR=/tmp node main.js'));
+    expect(error.exitCode).toBe(ExitCode.Usage);
+    expect(error.message).toMatch(/environment assignment "NOTES_DIR=\/tmp"; .* --env NOTES_DIR=…$/);
+  });
+});
+
+describe('parseHeaders', () => {
+  it("reads 'Name: value' and trims the value", () => {
+    expect(parseHeaders(['X-Tenant:  acme ', 'Accept-Language: fr'], undefined)).toEqual({
+      'X-Tenant': 'acme',
+      'Accept-Language': 'fr',
+    });
+  });
+
+  it('keeps colons in the value', () => {
+    expect(parseHeaders(['X-Url: http://a:1'], undefined)).toEqual({ 'X-Url': 'http://a:1' });
+  });
+
+  it('turns --token into a bearer Authorization header', () => {
+    expect(parseHeaders([], 'secret')).toEqual({ Authorization: 'Bearer secret' });
+  });
+
+  it('refuses a header without a colon or with a bad name', () => {
+    expect(failure(() => parseHeaders(['X-Tenant acme'], undefined)).message).toBe(
+      `--header needs 'Name: value', got "X-Tenant acme"`,
+    );
+    expect(failure(() => parseHeaders(['Bad Name: x'], undefined)).exitCode).toBe(ExitCode.Usage);
+  });
+
+  it('refuses --token with an explicit Authorization header', () => {
+    expect(failure(() => parseHeaders(['authorization: Basic x'], 't')).message).toBe(
+      'give either --token or an Authorization --header, not both',
+    );
+  });
+});
+
+describe('parseEnvAssignments', () => {
+  it('reads KEY=VALUE, keeping = in the value and allowing it empty', () => {
+    expect(parseEnvAssignments(['A=1', 'B=x=y', 'C='])).toEqual({ A: '1', B: 'x=y', C: '' });
+  });
+
+  it('refuses a missing = or an empty key', () => {
+    expect(failure(() => parseEnvAssignments(['A'])).message).toBe('--env needs KEY=VALUE, got "A"');
+    expect(failure(() => parseEnvAssignments(['=1'])).exitCode).toBe(ExitCode.Usage);
+  });
+});
