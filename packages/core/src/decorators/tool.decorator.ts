@@ -2,6 +2,7 @@ import type { Icon, Meta, ObjectJsonSchema, ToolAnnotations } from '@gantry/prot
 import type { Type } from '../di/tokens';
 import { TOOLS_METADATA } from '../metadata/keys';
 import { toolNameProblem } from '../registry/tool-name';
+import { isStandardSchema, type StandardSchemaLike } from '../schema/standard-schema';
 import { decoratorError, memberName } from './decorator-error';
 
 export interface ToolOptions {
@@ -12,10 +13,11 @@ export interface ToolOptions {
   /** What the tool does, for the model. */
   description?: string;
   /**
-   * The arguments, when `@Args()` does not name them: a class-validator DTO class or a plain
-   * JSON Schema object with `type: 'object'`.
+   * The arguments, when `@Args()` does not name them: a class-validator DTO class, a plain
+   * JSON Schema object with `type: 'object'`, or a Standard Schema (zod, valibot …) that can
+   * describe itself as JSON Schema.
    */
-  input?: Type | ObjectJsonSchema;
+  input?: Type | ObjectJsonSchema | StandardSchemaLike;
   /**
    * The structured output (2025-06-18+): a DTO class, `[Dto]` for a list, or a JSON Schema with
    * `type: 'object'`. It becomes `outputSchema`; what the method returns becomes
@@ -23,7 +25,7 @@ export interface ToolOptions {
    * requires an object root, so `[Dto]` is advertised as `{ items: Dto[] }` and the returned
    * array is sent as `{ "items": [...] }`.
    */
-  output?: Type | [Type] | ObjectJsonSchema;
+  output?: Type | [Type] | ObjectJsonSchema | StandardSchemaLike;
   /** Behaviour hints (2025-03-26+); clients treat them as untrusted. */
   annotations?: ToolAnnotations;
   /** 2025-11-25 icons. */
@@ -73,7 +75,7 @@ function checkOptions(where: string, options: ToolOptions): void {
       );
   }
   const input = options.input;
-  if (input !== undefined && typeof input !== 'function') {
+  if (input !== undefined && typeof input !== 'function' && !isStandardSchema(input)) {
     if (typeof input !== 'object' || input === null || (input as ObjectJsonSchema).type !== 'object') {
       throw decoratorError(
         `@Tool() on ${where}: 'input' must be a DTO class or a JSON Schema object with type: 'object' (MCP requires an object root)`,
@@ -81,7 +83,7 @@ function checkOptions(where: string, options: ToolOptions): void {
     }
   }
   const output = options.output;
-  if (output !== undefined && typeof output !== 'function') {
+  if (output !== undefined && typeof output !== 'function' && !isStandardSchema(output)) {
     const listOfClass = Array.isArray(output) && output.length === 1 && typeof output[0] === 'function';
     const objectSchema =
       !Array.isArray(output) &&

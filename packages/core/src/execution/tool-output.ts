@@ -1,6 +1,14 @@
 import { type CallToolResult, InternalError, type ObjectJsonSchema } from '@gantry/protocol';
 import type { Type } from '../di/tokens';
-import { type ArgsValidator, compileJsonSchemaValidator, formatIssues, jsonSchemaFromClass } from '../schema';
+import {
+  type ArgsValidator,
+  compileJsonSchemaValidator,
+  formatIssues,
+  isStandardSchema,
+  jsonSchemaFromClass,
+  jsonSchemaFromStandard,
+  type StandardSchemaLike,
+} from '../schema';
 
 /** How a tool's declared output is advertised and checked. */
 export interface OutputPlan {
@@ -25,13 +33,15 @@ function toPlain(value: unknown): unknown {
  * `{ items: [...] }`, since MCP requires an object root), or an object JSON Schema.
  */
 export function planOutput(
-  output: Type | [Type] | ObjectJsonSchema,
+  output: Type | [Type] | ObjectJsonSchema | StandardSchemaLike,
   toolName: string,
   where: string,
 ): OutputPlan {
   let schema: ObjectJsonSchema;
   let wrap = false;
-  if (typeof output === 'function') {
+  if (isStandardSchema(output)) {
+    schema = jsonSchemaFromStandard(output, 'output', where);
+  } else if (typeof output === 'function') {
     schema = jsonSchemaFromClass(output, { context: `${where}, output` });
   } else if (Array.isArray(output)) {
     schema = {

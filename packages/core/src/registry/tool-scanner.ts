@@ -17,8 +17,11 @@ import {
   type ArgsValidator,
   compileClassValidator,
   compileJsonSchemaValidator,
+  compileStandardValidator,
   formatIssues,
+  isStandardSchema,
   jsonSchemaFromClass,
+  jsonSchemaFromStandard,
   type ValidationOutcome,
 } from '../schema';
 import { CompiledHandler } from './compiled-handler';
@@ -101,6 +104,18 @@ function planInput(
   argsParam: Extract<ParamDescriptor, { kind: 'args' }> | undefined,
 ): InputPlan {
   const declared = descriptor.options.input;
+  if (isStandardSchema(declared)) {
+    if (argsParam?.dto) {
+      throw scanError(
+        LocalErrorCode.InvalidDecorator,
+        `${where}: both @Tool({ input }) and @Args(${argsParam.dto.name}) describe the arguments; keep one`,
+      );
+    }
+    return {
+      schema: deepFreeze(jsonSchemaFromStandard(declared, 'input', where)),
+      validator: compileStandardValidator(declared),
+    };
+  }
   if (declared !== undefined && typeof declared !== 'function') {
     if (argsParam?.dto) {
       throw scanError(

@@ -20,6 +20,12 @@ export {
   TITLE_METADATA,
 } from './schema-keys';
 export {
+  compileStandardValidator,
+  isStandardSchema,
+  jsonSchemaFromStandard,
+  type StandardSchemaLike,
+} from './standard-schema';
+export {
   type ArgsValidator,
   formatIssues,
   type ValidationIssue,
