@@ -31,3 +31,4 @@ export {
   StreamableHttpClientTransport,
   type StreamableHttpClientTransportOptions,
 } from './streamable-http-client-transport';
+export { WebSocketClientTransport, type WebSocketClientTransportOptions } from './websocket-client-transport';

@@ -1,0 +1,364 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { GantryApplication, ListenHost, McpListener } from '@gantry/core';
+import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
+import WebSocket, { WebSocketServer } from 'ws';
+import { WebSocketServerTransport, WsCloseCode } from './websocket-server-transport';
+
+/** The WebSocket subprotocol of the MCP binding (as in the official TypeScript SDK). */
+export const MCP_SUBPROTOCOL = 'mcp';
+
+/** Options shared by {@link websocket} and {@link attachWebSocket}. */
+export interface WebSocketBindingOptions {
+  /** Path the upgrade must target. Default `/mcp`. */
+  path?: string;
+  /** Largest accepted frame in bytes; bigger frames close the socket with 1009. Default 4 MiB. */
+  maxPayload?: number;
+  /** Most sockets open at once; further upgrades are refused with 503. Default unlimited. */
+  maxConnections?: number;
+  /** Interval of WebSocket ping frames; a peer that misses a pong by the next one is dropped. Default 30 s; 0 turns it off. */
+  heartbeatMs?: number;
+  /**
+   * Origins allowed to open a socket (exact `scheme://host[:port]`, or `'*'`). Upgrades without an
+   * `Origin` header (non-browser clients) are always allowed. Default: loopback origins when bound to a
+   * loopback address, otherwise origins whose host matches the `Host` header.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Authenticates the upgrade request (e.g. its `Authorization: Bearer` header, with the same
+   * resource-server rules as HTTP). Return the caller's {@link AuthInfo} (handlers see it as
+   * `ctx.auth`), or `undefined` to accept the socket anonymously; throw to refuse with 401
+   * (or with the error's `status` when it is 401 or 403). When the AuthInfo has `expiresAt`, the socket
+   * is closed with 1008 when the token expires, so it never outlives it.
+   */
+  authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+/** Options of {@link websocket}. */
+export interface WebSocketOptions extends WebSocketBindingOptions {
+  /** Address to bind. Default `127.0.0.1`. */
+  host?: string;
+  /** Port to bind; 0 picks a free one (see {@link WebSocketListener.port}). */
+  port: number;
+}
+
+/** The listener returned by {@link websocket}. */
+export interface WebSocketListener extends McpListener {
+  /** The bound port, once listening. */
+  readonly port: number;
+  /** `ws://host:port/path`, once listening. */
+  readonly url: string;
+}
+
+/** What {@link attachWebSocket} returns. */
+export interface WebSocketAttachment {
+  /** Closes every socket with 1001 and stops handling upgrades on `server`. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function isLoopbackAddress(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackAddress(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function refuse(
+  socket: Duplex,
+  status: number,
+  reason: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = `${message.replace(/[\r\n]+/g, ' ')}\n`;
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n${extra}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  socket.once('finish', () => socket.destroy());
+}
+
+/**
+ * The MCP binding over one `ws` server in `noServer` mode: checks each upgrade (path, Origin,
+ * subprotocol, connection limit), then serves every accepted socket as its own session.
+ */
+class WebSocketGateway {
+  private readonly wss: WebSocketServer;
+  private readonly transports = new Set<WebSocketServerTransport>();
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly path: string;
+  private heartbeat?: NodeJS.Timeout;
+  private closing?: Promise<void>;
+
+  constructor(
+    private readonly app: GantryApplication,
+    private readonly options: WebSocketBindingOptions,
+    /** Whether the bound address is loopback (decides the default Origin policy). */
+    private readonly loopback: boolean,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.path = options.path ?? '/mcp';
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayload ?? DEFAULT_MAX_LINE_BYTES,
+      perMessageDeflate: false,
+      clientTracking: false,
+      handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
+    });
+    const heartbeatMs = options.heartbeatMs ?? 30_000;
+    if (heartbeatMs > 0) {
+      this.heartbeat = setInterval(() => this.beat(), heartbeatMs);
+      this.heartbeat.unref();
+    }
+  }
+
+  /** Whether this gateway serves `req`'s path (query ignored). */
+  matches(req: IncomingMessage): boolean {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    return (q === -1 ? url : url.slice(0, q)) === this.path;
+  }
+
+  /** Handles an `upgrade` whose path matches. */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => {});
+    if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+      return refuse(socket, 426, 'Upgrade Required', 'Expected a WebSocket upgrade');
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.originAllowed(origin, req.headers.host)) {
+      return refuse(socket, 403, 'Forbidden', `Origin ${origin} is not allowed`);
+    }
+    const offered = (req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (!offered.includes(MCP_SUBPROTOCOL)) {
+      return refuse(
+        socket,
+        400,
+        'Bad Request',
+        `Expected WebSocket subprotocol "${MCP_SUBPROTOCOL}" (Sec-WebSocket-Protocol: ${MCP_SUBPROTOCOL})`,
+      );
+    }
+    const max = this.options.maxConnections;
+    if (max !== undefined && this.transports.size >= max) {
+      return refuse(socket, 503, 'Service Unavailable', `Too many connections (at most ${max})`);
+    }
+    const authenticate = this.options.authenticate;
+    if (!authenticate) {
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+      return;
+    }
+    Promise.resolve()
+      .then(() => authenticate(req))
+      .then(
+        (auth) => {
+          if (this.closing)
+            return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth));
+        },
+        (error: unknown) => {
+          const status = (error as { status?: unknown })?.status === 403 ? 403 : 401;
+          const message = error instanceof Error ? error.message : 'Unauthorized';
+          if (status === 403) return refuse(socket, 403, 'Forbidden', message);
+          refuse(socket, 401, 'Unauthorized', message, { 'WWW-Authenticate': 'Bearer' });
+        },
+      );
+  };
+
+  private originAllowed(origin: string, host: string | undefined): boolean {
+    const allowed = this.options.allowedOrigins;
+    if (allowed) return allowed.includes('*') || allowed.includes(origin);
+    if (isLoopbackOrigin(origin)) return true;
+    if (this.loopback) return false;
+    try {
+      return host !== undefined && new URL(origin).host === host;
+    } catch {
+      return false;
+    }
+  }
+
+  private accept(ws: WebSocket, auth?: AuthInfo): void {
+    const transport = new WebSocketServerTransport(ws);
+    this.transports.add(transport);
+    this.alive.add(ws);
+    ws.on('pong', () => this.alive.add(ws));
+    ws.once('close', () => this.transports.delete(transport));
+    if (this.closing) {
+      void transport.close(WsCloseCode.GoingAway, 'Server shutting down');
+      return;
+    }
+    const lifetime = auth?.expiresAt === undefined ? undefined : auth.expiresAt * 1000 - Date.now();
+    // Beyond setTimeout's range (about 24.8 days) the token outlives any realistic socket.
+    if (lifetime !== undefined && lifetime <= 2_147_483_647) {
+      const timer = setTimeout(
+        () => void transport.close(1008, 'Access token expired'),
+        Math.max(0, lifetime),
+      );
+      timer.unref();
+      ws.once('close', () => clearTimeout(timer));
+    }
+    this.app.connect(transport, { auth }).catch((error) => {
+      this.onError(error);
+      void transport.close(1011, 'Server error');
+    });
+  }
+
+  private beat(): void {
+    for (const { socket } of this.transports) {
+      if (!this.alive.has(socket)) {
+        socket.terminate();
+        continue;
+      }
+      this.alive.delete(socket);
+      try {
+        socket.ping();
+      } catch {
+        socket.terminate();
+      }
+    }
+  }
+
+  /** Closes every socket with 1001 (going away) and waits for the closing handshakes. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      await Promise.all(
+        [...this.transports].map((t) => {
+          t.closeCode = WsCloseCode.GoingAway;
+          return t.close(WsCloseCode.GoingAway, 'Server shutting down');
+        }),
+      );
+      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * Serves the application over WebSocket on its own port: one socket, one session (2025-11-25
+ * and earlier: `initialize` first, requests both ways, `ping`, close = shutdown).
+ *
+ * The binding (not defined by the MCP spec; see this package's README): subprotocol `mcp`,
+ * one UTF-8 JSON-RPC message per text frame, binary frames closed with 1003, frames over
+ * `maxPayload` closed with 1009, `app.close()` closes every socket with 1001.
+ *
+ * @example
+ * ```ts
+ * await app.listen(websocket({ port: 3001 }));
+ * ```
+ */
+export function websocket(options: WebSocketOptions): WebSocketListener {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  let server: Server | undefined;
+  let gateway: WebSocketGateway | undefined;
+  let port = 0;
+  return {
+    get port() {
+      return port;
+    },
+    get url() {
+      const name = host.includes(':') ? `[${host}]` : host;
+      return `ws://${name}:${port}${path}`;
+    },
+    async listen(listenHost: ListenHost): Promise<void> {
+      if (server) throw new Error('This WebSocket listener is already listening');
+      const g = new WebSocketGateway(listenHost.app, options, isLoopbackAddress(host), (error) =>
+        listenHost.logger.error('WebSocket session failed:', error),
+      );
+      gateway = g;
+      const s = createServer((_req, res) => {
+        res.writeHead(426, {
+          'Content-Type': 'text/plain; charset=utf-8',
+          Upgrade: 'websocket',
+          Connection: 'Upgrade',
+        });
+        res.end(`This endpoint speaks MCP over WebSocket (subprotocol "${MCP_SUBPROTOCOL}")\n`);
+      });
+      s.on('upgrade', (req, socket, head) => {
+        if (g.matches(req)) g.handleUpgrade(req, socket, head);
+        else {
+          socket.on('error', () => {});
+          refuse(socket, 404, 'Not Found', `No MCP endpoint here; use ${path}`);
+        }
+      });
+      server = s;
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(options.port, host, () => {
+          s.off('error', reject);
+          resolve();
+        });
+      });
+      port = (s.address() as AddressInfo).port;
+    },
+    async close(): Promise<void> {
+      await gateway?.close();
+      const s = server;
+      if (!s) return;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    },
+  };
+}
+
+/**
+ * Serves the application over WebSocket on an existing HTTP server (plain `node:http`, or
+ * `fastify.server`), on its `upgrade` event at `path`. Upgrades to other paths are left to other
+ * `upgrade` listeners, or refused with 404 when there are none. Closing the app closes the sockets.
+ *
+ * @example
+ * ```ts
+ * const fastify = Fastify();
+ * attachWebSocket(app, { server: fastify.server, path: '/mcp/ws' });
+ * await fastify.listen({ port: 3000 });
+ * ```
+ */
+export function attachWebSocket(
+  app: GantryApplication,
+  options: WebSocketBindingOptions & { server: Server },
+): WebSocketAttachment {
+  const { server } = options;
+  const address = server.address();
+  const loopback =
+    address !== null && typeof address === 'object' ? isLoopbackAddress(address.address) : false;
+  const gateway = new WebSocketGateway(app, options, loopback, (error) =>
+    app.logger.error('WebSocket session failed:', error),
+  );
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (gateway.matches(req)) return gateway.handleUpgrade(req, socket, head);
+    if (server.listenerCount('upgrade') <= 1) {
+      socket.on('error', () => {});
+      refuse(socket, 404, 'Not Found', 'No WebSocket endpoint here');
+    }
+  };
+  server.on('upgrade', onUpgrade);
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      server.off('upgrade', onUpgrade);
+      await gateway.close();
+    })();
+    return closed;
+  };
+  // `app.close()` stops listeners; register the attachment as one so shutdown sends 1001.
+  void app.listen({ listen: async () => {}, close }).catch(() => {});
+  return { close };
+}
