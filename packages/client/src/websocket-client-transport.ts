@@ -8,7 +8,21 @@ import {
   type TransportSink,
   type WireMessage,
 } from '@gantry/protocol';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+
+/** `ws`, loaded when a WebSocket transport starts: it is an optional peer dependency of the client. */
+function loadWs(): typeof WebSocket {
+  try {
+    return require('ws') as typeof WebSocket;
+  } catch {
+    throw new Error('WebSocketClientTransport needs the ws package: npm install ws');
+  }
+}
+
+// ws's ready states (RFC 6455), so that reading them does not load ws.
+const CONNECTING = 0;
+const OPEN = 1;
+const CLOSED = 3;
 
 /** Options of {@link WebSocketClientTransport}. */
 export interface WebSocketClientTransportOptions {
@@ -54,7 +68,8 @@ export class WebSocketClientTransport implements Transport {
     if (this.closing) throw new NotConnectedError('WebSocketClientTransport was closed before it started');
     this.sink = sink;
     const protocols = [...(this.options.protocols ?? ['mcp'])];
-    const socket = new WebSocket(this.options.url, protocols, {
+    const WebSocketClass = loadWs();
+    const socket = new WebSocketClass(this.options.url, protocols, {
       headers: this.options.headers,
       maxPayload: this.options.maxPayload ?? 4 * 1024 * 1024,
       perMessageDeflate: false,
@@ -132,7 +147,7 @@ export class WebSocketClientTransport implements Transport {
   /** Sends one message as a text frame; settles once it is written. */
   send(message: WireMessage): Promise<void> {
     const socket = this.socket;
-    if (!socket || this.finished || this.closing || socket.readyState !== WebSocket.OPEN) {
+    if (!socket || this.finished || this.closing || socket.readyState !== OPEN) {
       return Promise.reject(new NotConnectedError('Not connected: the WebSocket is not open'));
     }
     const text = JSON.stringify(message);
@@ -145,7 +160,7 @@ export class WebSocketClientTransport implements Transport {
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
       const socket = this.socket;
-      if (!socket || socket.readyState === WebSocket.CLOSED) {
+      if (!socket || socket.readyState === CLOSED) {
         this.finish(1000, '');
         resolve();
         return;
@@ -157,7 +172,7 @@ export class WebSocketClientTransport implements Transport {
         this.finish(1000, '');
         resolve();
       });
-      if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
+      if (socket.readyState === CONNECTING) socket.terminate();
       else socket.close(1000);
     });
     return this.closing;
