@@ -1,14 +1,5 @@
-import { type ContentBlock, type GetPromptResult, InternalError, type PromptMessage } from '@gantry/protocol';
-
-const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
-
-function isContentBlock(value: unknown): value is ContentBlock {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    CONTENT_TYPES.has((value as { type?: unknown }).type as string)
-  );
-}
+import { type GetPromptResult, InternalError, type PromptMessage } from '@gantry/protocol';
+import { isContentBlock } from './tool-result';
 
 function isMessage(value: unknown): value is PromptMessage {
   const role = (value as { role?: unknown } | null)?.role;

@@ -2,7 +2,8 @@ import type { CallToolResult, ContentBlock } from '@gantry/protocol';
 
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
 
-function isContentBlock(value: unknown): value is ContentBlock {
+/** True for an MCP content block (text, image, audio, resource link, embedded resource). */
+export function isContentBlock(value: unknown): value is ContentBlock {
   return (
     typeof value === 'object' &&
     value !== null &&

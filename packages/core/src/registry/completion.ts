@@ -1,6 +1,5 @@
 import type { InboundRequest } from '@gantry/protocol';
 import type { McpContext, SessionInfo } from '../context/mcp-context';
-import type { CompletionDescriptor } from '../decorators/complete.decorator';
 import type { CompiledHandler } from './compiled-handler';
 
 /** The `completion` object of a `completion/complete` result. */
@@ -70,6 +69,3 @@ export function runCompleter(
   if (completer.kind === 'static') return completeStatic(completer.values, request.value);
   return completer.handler.run(request, inbound, session);
 }
-
-/** Finds where an `@Complete` binds among the class's prompts and templates. */
-export type CompletionBinding = Pick<CompletionDescriptor, 'argument' | 'target' | 'propertyKey'>;

@@ -2,7 +2,6 @@ import type {
   AuthInfo,
   Implementation,
   InitializeResult,
-  JSONRPCNotification,
   ServerCapabilities,
   Transport,
 } from '@gantry/protocol';
@@ -20,8 +19,6 @@ import type { GantryServerOptions } from './server-options';
 import { ServerSession, type StreamControls } from './server-session';
 import { toolHandlers } from './tool-handlers';
 
-export type NotificationHandler = (notification: JSONRPCNotification, session: ServerSession) => void;
-
 /** Options of one connection. */
 export interface ConnectOptions {
   /** The caller, when the transport authenticated it. */
@@ -36,7 +33,6 @@ export interface ConnectOptions {
  */
 export class GantryServer {
   readonly methods: MethodTable;
-  readonly notificationHandlers: ReadonlyMap<string, NotificationHandler> = new Map();
   readonly sessions = new Set<ServerSession>();
   readonly requestTimeoutMs: number | undefined;
   private readonly serverInfo: Implementation;

@@ -224,9 +224,7 @@ export class ServerSession implements ContextSession {
     if (notification.method === Method.RootsListChanged) {
       this.rootsCache = undefined;
       this.server.rootsChanged(this);
-      return;
     }
-    this.server.notificationHandlers.get(notification.method)?.(notification, this);
   }
 
   private closed(): void {
