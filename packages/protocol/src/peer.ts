@@ -74,7 +74,8 @@ interface PendingRequest {
   readonly onProgress?: (progress: ProgressNotificationParams) => void;
   readonly timeoutMs: number;
   readonly resetTimeoutOnProgress: boolean;
-  readonly startedAt: number;
+  /** The bound on the whole wait, when one was given. */
+  readonly maxTotalTimeoutMs?: number;
   readonly deadline: number;
   readonly signal?: AbortSignal;
   readonly abortListener?: () => void;
@@ -216,7 +217,7 @@ export class Peer {
         onProgress: options.onProgress,
         timeoutMs,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-        startedAt: Date.now(),
+        maxTotalTimeoutMs: options.maxTotalTimeoutMs,
         deadline: options.maxTotalTimeoutMs === undefined ? Infinity : Date.now() + options.maxTotalTimeoutMs,
         signal,
         abortListener,
@@ -443,7 +444,10 @@ export class Peer {
 
   private timeoutPending(record: PendingRequest): void {
     // Name the bound that expired: the total one, or the (possibly restarted) per-wait one.
-    const bound = Date.now() >= record.deadline ? record.deadline - record.startedAt : record.timeoutMs;
+    const bound =
+      record.maxTotalTimeoutMs !== undefined && Date.now() >= record.deadline
+        ? record.maxTotalTimeoutMs
+        : record.timeoutMs;
     this.sendCancelled(record.id, `Request timed out after ${bound} ms`);
     this.settle(record, undefined, new RequestTimeoutError(record.method, bound));
   }
