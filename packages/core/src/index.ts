@@ -3,7 +3,13 @@ import 'reflect-metadata';
 export { GantryApplication } from './application/gantry-application';
 export { GantryFactory } from './application/gantry-factory';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
-export { type ContextResources, McpContext, type SessionInfo } from './context/mcp-context';
+export {
+  type ContextResources,
+  McpContext,
+  type ProtocolEra,
+  type SessionInfo,
+  type TraceContext,
+} from './context/mcp-context';
 export { Catch } from './decorators/catch.decorator';
 export { Complete, type CompleteTarget } from './decorators/complete.decorator';
 export { Description } from './decorators/description.decorator';
@@ -50,6 +56,9 @@ export { toGetPromptResult } from './execution/prompt-result';
 export { toReadResourceResult } from './execution/resource-result';
 export { toCallToolResult } from './execution/tool-result';
 export { type Logger, StderrLogger, silentLogger } from './logger';
+export type { CacheDefaults, CacheHint } from './modern/cache-hint';
+export { InputRequiredSignal } from './modern/input-round';
+export type { StatelessOptions } from './modern/stateless-dispatcher';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';
 export type { PromptDefinition } from './registry/prompt-definition';

@@ -181,6 +181,7 @@ export const LocalErrorCode = {
   CapabilityMissing: 'GANTRY_ERR_CAPABILITY_MISSING',
   ElicitationInvalid: 'GANTRY_ERR_ELICITATION_INVALID',
   PeerRequestFailed: 'GANTRY_ERR_PEER_REQUEST_FAILED',
+  InputRequired: 'GANTRY_ERR_INPUT_REQUIRED',
 } as const;
 
 export type LocalErrorCode = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];

@@ -47,6 +47,26 @@ export {
   type Result,
 } from './jsonrpc';
 export {
+  type CacheScope,
+  type DiscoverResult,
+  decodeHeaderValue,
+  encodeHeaderValue,
+  type InputRequest,
+  type InputRequests,
+  type InputRequiredResult,
+  type InputResponse,
+  type InputResponses,
+  isModernRequest,
+  isModernVersion,
+  LATEST_MODERN_PROTOCOL_VERSION,
+  MetaKey,
+  MODERN_PROTOCOL_VERSIONS,
+  ModernMethod,
+  type ModernRequestMeta,
+  type ResultType,
+  type SubscriptionFilter,
+} from './modern';
+export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   InboundRequest,
   Peer,

@@ -119,6 +119,8 @@ export class GantryApplication {
   }
 
   private async shutdown(signal?: string): Promise<void> {
+    // Listen streams end with their final result while the transports can still carry it.
+    await this.server.endSubscriptions();
     await Promise.all(this.listeners.map((listener) => listener.close()));
     await this.server.close();
     await this.container.callHook('onModuleDestroy', { reverse: true });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CapabilityMissingError,
+  type ClientCapabilities,
   type ElicitResult,
   fromPeer,
   GantryError,
@@ -79,17 +80,19 @@ function checkAction(result: ElicitResult): void {
 
 /** `ctx.elicit()`: form mode. */
 export async function elicitForm<T>(
-  inbound: InboundRequest,
+  ask: (params: Record<string, unknown>) => Promise<ElicitResult>,
   session: SessionInfo,
   form: object,
   message: string,
-  options: ElicitOptions,
+  missing: (capabilities: ClientCapabilities, message: string) => Error = (_c, m) =>
+    new CapabilityMissingError(m),
 ): Promise<ElicitOutcome<T>> {
   const capability = session.clientCapabilities.elicitation;
   // 2025-11-25: an empty elicitation capability means form mode.
   const formMode = capability && (capability.form !== undefined || capability.url === undefined);
   if (!formMode) {
-    throw new CapabilityMissingError(
+    throw missing(
+      { elicitation: { form: {} } },
       `ctx.elicit(): the client (${session.clientInfo.name}) did not declare form elicitation (capability elicitation.form)`,
     );
   }
@@ -102,9 +105,7 @@ export async function elicitForm<T>(
   const params: Record<string, unknown> = versionAtLeast(session.behaviourVersion, '2025-11-25')
     ? { mode: 'form', message, requestedSchema: plan.schema }
     : { message, requestedSchema: plan.schema };
-  const result = await inbound
-    .sendRequest<ElicitResult>({ method: Method.ElicitationCreate, params }, options)
-    .catch(fromPeer(Method.ElicitationCreate));
+  const result = await ask(params);
   checkAction(result);
   if (result.action !== 'accept') return { action: result.action };
   const outcome = await plan.validator.validate(result.content ?? {});
@@ -125,10 +126,10 @@ export async function elicitUrl(
   message: string,
   options: { elicitationId?: string; timeoutMs?: number },
 ): Promise<UrlElicitOutcome> {
+  const round = session.inputRound;
   if (!session.clientCapabilities.elicitation?.url) {
-    throw new CapabilityMissingError(
-      `ctx.elicitUrl(): the client (${session.clientInfo.name}) did not declare URL elicitation (capability elicitation.url, 2025-11-25)`,
-    );
+    const text = `ctx.elicitUrl(): the client (${session.clientInfo.name}) did not declare URL elicitation (capability elicitation.url, 2025-11-25)`;
+    throw round ? round.require({ elicitation: { url: {} } }, text) : new CapabilityMissingError(text);
   }
   try {
     new URL(url);
@@ -136,6 +137,15 @@ export async function elicitUrl(
     throw new TypeError(`ctx.elicitUrl(): ${JSON.stringify(url)} is not a valid URL`);
   }
   const elicitationId = options.elicitationId ?? randomUUID();
+  if (round) {
+    // 2026-07-28: no elicitationId on the wire; the retry tells the handler the user's choice.
+    const answer = await round.next<ElicitResult>({
+      method: Method.ElicitationCreate,
+      params: { mode: 'url', message, url },
+    });
+    checkAction(answer);
+    return { action: answer.action, elicitationId };
+  }
   session.rememberElicitation(elicitationId);
   const result = await inbound
     .sendRequest<ElicitResult>(

@@ -8,6 +8,7 @@ import {
   fromPeer,
   type Implementation,
   type InboundRequest,
+  type ListRootsResult,
   type LoggingLevel,
   type Meta,
   Method,
@@ -16,6 +17,7 @@ import {
   type Root,
   versionAtLeast,
 } from '@gantry/protocol';
+import type { InputRound } from '../modern/input-round';
 import {
   type ElicitOptions,
   type ElicitOutcome,
@@ -35,6 +37,21 @@ export interface SessionInfo {
   readonly clientCapabilities: ClientCapabilities;
   /** Who the caller is, when the transport authenticated it (HTTP, WebSocket). */
   readonly auth?: AuthInfo;
+  /**
+   * `legacy`: a session opened by `initialize` (2024-11-05 … 2025-11-25). `modern`: one
+   * stateless request of 2026-07-28, described by its own `_meta`. Absent means legacy.
+   */
+  readonly era?: ProtocolEra;
+}
+
+/** The two eras of MCP: sessions opened by `initialize`, or stateless self-describing requests. */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** W3C Trace Context (and Baggage) the caller put in the request's `_meta`. */
+export interface TraceContext {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+  readonly baggage?: string;
 }
 
 /** The session services the context uses; the server session provides them. */
@@ -55,6 +72,8 @@ export interface ContextSession extends SessionInfo {
   readonly serverRequestsUnavailable?: string;
   /** Closes the connection of a request's SSE stream (HTTP); false when the transport cannot. */
   closeStreamOf(requestId: RequestId): boolean;
+  /** Stateless era: the answers gathered so far and the input this try still needs (MRTR). */
+  readonly inputRound?: InputRound;
 }
 
 /** `ctx.resources`: resource notifications from inside a handler. */
@@ -97,6 +116,22 @@ export class McpContext {
   /** The request's `params._meta`. */
   get meta(): Meta | undefined {
     return this.inbound.meta;
+  }
+
+  /** The protocol era of this request; handlers rarely need it, since `ctx` behaves the same in both. */
+  get era(): ProtocolEra {
+    return this.session.era ?? 'legacy';
+  }
+
+  /** `traceparent`, `tracestate` and `baggage` from the request's `_meta`, when the caller sent them. */
+  get trace(): TraceContext {
+    const meta = this.inbound.meta as Record<string, unknown> | undefined;
+    const trace: { traceparent?: string; tracestate?: string; baggage?: string } = {};
+    if (!meta) return trace;
+    for (const key of ['traceparent', 'tracestate', 'baggage'] as const) {
+      if (typeof meta[key] === 'string') trace[key] = meta[key] as string;
+    }
+    return trace;
   }
 
   /** The caller's progress token, when it asked for progress. */
@@ -152,7 +187,9 @@ export class McpContext {
 
   /**
    * Sends a log message (`notifications/message`) when `level` is at or above the level the
-   * client set with `logging/setLevel` (everything until it sets one).
+   * client set with `logging/setLevel` (everything until it sets one). In the stateless era the
+   * request itself opts in with `_meta["io.modelcontextprotocol/logLevel"]`; without it nothing
+   * is sent.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     if (!isLoggingLevel(level)) {
@@ -161,6 +198,7 @@ export class McpContext {
       );
     }
     const threshold = this.services.logLevel;
+    if (threshold === undefined && this.session.era === 'modern') return Promise.resolve();
     if (threshold !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold))
       return Promise.resolve();
     const params: Record<string, unknown> = { level, data };
@@ -181,18 +219,22 @@ export class McpContext {
     const sampling = this.session.clientCapabilities.sampling;
     if (!sampling) {
       return Promise.reject(
-        new CapabilityMissingError(
+        this.missing(
+          { sampling: {} },
           `ctx.sample(): the client (${this.session.clientInfo.name}) did not declare the sampling capability, so it cannot sample for this server`,
         ),
       );
     }
     if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools) {
       return Promise.reject(
-        new CapabilityMissingError(
+        this.missing(
+          { sampling: { tools: {} } },
           'ctx.sample(): tools and toolChoice need the client capability sampling.tools (2025-11-25), which this client did not declare',
         ),
       );
     }
+    const round = this.services.inputRound;
+    if (round) return round.next<CreateMessageResult>({ method: Method.SamplingCreateMessage, params });
     return this.inbound
       .sendRequest<CreateMessageResult>(
         { method: Method.SamplingCreateMessage, params: params as unknown as Record<string, unknown> },
@@ -219,7 +261,17 @@ export class McpContext {
   ): Promise<ElicitOutcome<T>> {
     const unavailable = this.unavailable('ctx.elicit()');
     if (unavailable) return Promise.reject(unavailable);
-    return elicitForm<T>(this.inbound, this.session, form, message, options);
+    const round = this.services.inputRound;
+    const ask = round
+      ? (params: Record<string, unknown>) =>
+          round.next<ElicitResult>({ method: Method.ElicitationCreate, params })
+      : (params: Record<string, unknown>) =>
+          this.inbound
+            .sendRequest<ElicitResult>({ method: Method.ElicitationCreate, params }, options)
+            .catch(fromPeer(Method.ElicitationCreate));
+    return elicitForm<T>(ask, this.session, form, message, (capabilities, text) =>
+      this.missing(capabilities, text),
+    );
   }
 
   /**
@@ -252,10 +304,17 @@ export class McpContext {
     if (unavailable) return Promise.reject(unavailable);
     if (!this.session.clientCapabilities.roots) {
       return Promise.reject(
-        new CapabilityMissingError(
+        this.missing(
+          { roots: {} },
           `ctx.roots(): the client (${this.session.clientInfo.name}) did not declare the roots capability`,
         ),
       );
+    }
+    const round = this.services.inputRound;
+    if (round) {
+      return round
+        .next<ListRootsResult>({ method: Method.RootsList })
+        .then((result) => (Array.isArray(result?.roots) ? result.roots : []));
     }
     return this.services.listRoots(this.inbound);
   }
@@ -267,6 +326,12 @@ export class McpContext {
    */
   closeSseStream(): boolean {
     return this.services.closeStreamOf(this.inbound.id);
+  }
+
+  /** A missing client capability: a local error, recorded for −32021 in the stateless era. */
+  private missing(capabilities: ClientCapabilities, message: string): Error {
+    const round = this.services.inputRound;
+    return round ? round.require(capabilities, message) : new CapabilityMissingError(message);
   }
 
   private unavailable(what: string): CapabilityMissingError | undefined {

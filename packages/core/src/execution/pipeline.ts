@@ -1,5 +1,6 @@
 import { type InboundRequest, InvalidParamsError } from '@gantry/protocol';
 import { McpContext, type SessionInfo } from '../context/mcp-context';
+import { InputRequiredSignal } from '../modern/input-round';
 import type { ValidationIssue, ValidationOutcome } from '../schema';
 import type { CallHandler, CanActivate, ExceptionFilter, Interceptor } from './enhancers';
 import type { ExecutionContext, HandlerKind } from './execution-context';
@@ -132,6 +133,8 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
   const needsContext = spec.needsContext || guards !== null || interceptors !== null || filters !== null;
 
   const fail = (error: unknown, context: Context | undefined): Out => {
+    // Stateless era: the call stops to ask the client for input; no filter or error mapping applies.
+    if (error instanceof InputRequiredSignal) throw error;
     // A guard's denial is final: no filter may turn it into an answer.
     if (filters && context && !(error instanceof AccessDeniedError)) {
       for (const { filter, catches } of filters) {

@@ -1,4 +1,5 @@
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@gantry/protocol';
+import type { CacheHint } from '../modern/cache-hint';
 import type { UriTemplate } from '../resources/uri-template';
 import type { CompiledHandler } from './compiled-handler';
 import type { Completer } from './completion';
@@ -8,6 +9,8 @@ export interface StaticResourceDefinition {
   readonly uri: string;
   readonly descriptor: Readonly<Resource>;
   readonly source: string;
+  /** Stateless-era caching hints from the decorator. */
+  readonly cache?: CacheHint;
   readonly handler: CompiledHandler<ReadResourceResult>;
 }
 
@@ -17,6 +20,8 @@ export interface ResourceTemplateDefinition {
   readonly template: UriTemplate;
   readonly descriptor: Readonly<ResourceTemplate>;
   readonly source: string;
+  /** Stateless-era caching hints from the decorator. */
+  readonly cache?: CacheHint;
   readonly handler: CompiledHandler<ReadResourceResult>;
   /** Enumerates concrete resources for `resources/list` (`@ResourceList`). */
   readonly lister?: CompiledHandler<Resource[]>;

@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool } from '@gantry/protocol';
+import type { CacheHint } from '../modern/cache-hint';
 import type { CompiledHandler } from './compiled-handler';
 
 /** A tool as the registry holds it: frozen, with its wire descriptor and compiled pipeline. */
@@ -9,5 +10,7 @@ export interface ToolDefinition {
   readonly descriptor: Readonly<Tool>;
   /** `ClassName.method`, for messages. */
   readonly source: string;
+  /** Stateless-era caching hints from the decorator. */
+  readonly cache?: CacheHint;
   readonly handler: CompiledHandler<CallToolResult>;
 }

@@ -8,6 +8,9 @@ import type {
 import { Method } from '@gantry/protocol';
 import type { SessionInfo } from '../context/mcp-context';
 import type { Logger } from '../logger';
+import { cacheHintProblem } from '../modern/cache-hint';
+import { StatelessDispatcher } from '../modern/stateless-dispatcher';
+import { coversUri, SubscriptionHub } from '../modern/subscriptions';
 import { DEFAULT_PAGE_SIZE } from '../registry/pagination';
 import type { Registry } from '../registry/registry';
 import { completionHandler } from './completion-handler';
@@ -40,6 +43,10 @@ export class GantryServer {
   private readonly elicitations = new Map<string, ServerSession>();
   private readonly rootsListeners = new Set<(session: SessionInfo) => void>();
   private readonly pendingListChanges = new Set<string>();
+  /** Stateless-era `subscriptions/listen` streams. */
+  readonly hub: SubscriptionHub;
+  /** Serves stateless-era (2026-07-28) requests on any connection. */
+  readonly stateless: StatelessDispatcher;
 
   constructor(
     readonly registry: Registry,
@@ -90,6 +97,28 @@ export class GantryServer {
     if (options.icons !== undefined) info.icons = options.icons;
     this.serverInfo = info;
 
+    for (const [kind, hint] of Object.entries(options.cache ?? {})) {
+      const problem = hint === undefined ? undefined : cacheHintProblem(hint);
+      if (problem) throw new TypeError(`The cache option '${kind}' ${problem}`);
+    }
+    this.hub = new SubscriptionHub(capabilities);
+    this.stateless = new StatelessDispatcher(
+      registry,
+      methods,
+      capabilities,
+      info,
+      options.instructions,
+      options.stateless,
+      options.cache,
+      this.hub,
+      {
+        resourceUpdated: (uri) => this.resourceUpdated(uri),
+        resourceListChanged: () => this.resourceListChanged(),
+        completeElicitation: (id) => this.completeElicitation(id),
+      },
+      logger,
+    );
+
     registry.capabilityProblem = (kinds) => {
       const missing = (['tools', 'resources', 'prompts'] as const).filter(
         (kind) => kinds[kind] && !capabilities[kind],
@@ -129,13 +158,16 @@ export class GantryServer {
     return result;
   }
 
-  /** Sends `notifications/resources/updated` to every session subscribed to `uri` (or to a parent of it). */
+  /**
+   * Sends `notifications/resources/updated` to every session subscribed to `uri` (or to a parent
+   * of it) and to every stateless-era listen stream subscribed to it.
+   */
   async resourceUpdated(uri: string): Promise<void> {
-    const sends: Promise<void>[] = [];
+    const sends: Promise<void>[] = this.hub.resourceUpdated(uri);
     for (const session of this.sessions) {
       for (const subscribed of session.subscriptions) {
         // The updated URI may be a sub-resource of the subscribed one (2025-11-25 resources).
-        if (uri === subscribed || uri.startsWith(subscribed.endsWith('/') ? subscribed : `${subscribed}/`)) {
+        if (coversUri(subscribed, uri)) {
           sends.push(session.notify(Method.ResourcesUpdated, { uri }).catch(() => undefined));
           break;
         }
@@ -186,8 +218,19 @@ export class GantryServer {
     }
   }
 
+  /**
+   * Ends every stateless-era listen stream with its final result (`resultType: "complete"`),
+   * and waits until those results are handed to the transports.
+   */
+  async endSubscriptions(): Promise<void> {
+    if (this.hub.size === 0) return;
+    this.hub.endAll();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
   /** Closes every session. */
   async close(): Promise<void> {
+    await this.endSubscriptions();
     await Promise.all([...this.sessions].map((session) => session.close()));
   }
 
@@ -202,6 +245,7 @@ export class GantryServer {
           for (const m of methods)
             session.notify(m).catch((error) => this.logger.debug('list_changed not sent:', error));
         }
+        for (const m of methods) this.hub.listChanged(m);
       });
     }
     this.pendingListChanges.add(method);

@@ -1,6 +1,7 @@
 import { InvalidParamsError, Method, type Result } from '@gantry/protocol';
 import { isLoggingLevel, LOG_LEVELS } from '../context/log-levels';
 import type { MethodHandler } from './method-table';
+import type { ServerSession } from './server-session';
 
 /** `logging/setLevel`: the session then gets log messages at that level and above. */
 export function loggingHandler(): [string, MethodHandler] {
@@ -11,7 +12,7 @@ export function loggingHandler(): [string, MethodHandler] {
         `Invalid params: unknown log level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
       );
     }
-    session.logLevel = level;
+    (session as ServerSession).logLevel = level;
     return {} as Result;
   };
   return [Method.LoggingSetLevel, setLevel];

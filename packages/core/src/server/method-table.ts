@@ -1,11 +1,14 @@
 import type { InboundRequest, RequestParams, Result } from '@gantry/protocol';
-import type { ServerSession } from './server-session';
+import type { ContextSession } from '../context/mcp-context';
 
-/** Handles one MCP method for an initialized session. */
+/**
+ * Handles one MCP method: for an initialized session (a `ServerSession`), or for one
+ * stateless-era request (a `ModernCall`).
+ */
 export type MethodHandler = (
   params: RequestParams | undefined,
   inbound: InboundRequest,
-  session: ServerSession,
+  session: ContextSession,
 ) => Result | Promise<Result>;
 
 /** Method name → handler, built once per server: dispatch is one `Map` lookup. */

@@ -9,9 +9,11 @@ import {
   ResourceNotFoundError,
   type Result,
 } from '@gantry/protocol';
+import type { ContextSession } from '../context/mcp-context';
 import type { ResourceCall } from '../execution/arguments';
 import { paginate } from '../registry/pagination';
 import type { Registry } from '../registry/registry';
+import type { ResourceTemplateDefinition, StaticResourceDefinition } from '../registry/resource-definition';
 import type { MethodHandler } from './method-table';
 import { pageResult } from './page-result';
 import type { ServerSession } from './server-session';
@@ -29,15 +31,16 @@ export function resolveResource(
   uri: string,
 ):
   | {
-      handler: { run: (raw: unknown, inbound: InboundRequest, session: ServerSession) => unknown };
+      handler: { run: (raw: unknown, inbound: InboundRequest, session: ContextSession) => unknown };
       call: ResourceCall;
+      definition: StaticResourceDefinition | ResourceTemplateDefinition;
     }
   | undefined {
   const fixed = registry.resources.get(uri);
-  if (fixed) return { handler: fixed.handler, call: { uri, variables: {} } };
+  if (fixed) return { handler: fixed.handler, call: { uri, variables: {} }, definition: fixed };
   for (const template of registry.templates.definitions()) {
     const variables = template.template.match(uri);
-    if (variables) return { handler: template.handler, call: { uri, variables } };
+    if (variables) return { handler: template.handler, call: { uri, variables }, definition: template };
   }
   return undefined;
 }
@@ -74,12 +77,12 @@ export function resourceHandlers(registry: Registry, pageSize: number): [string,
     const uri = uriParam(params, Method.ResourcesSubscribe);
     if (!resolveResource(registry, uri))
       throw new ResourceNotFoundError(`Resource not found: ${uri}`, { uri });
-    session.subscriptions.add(uri);
+    (session as ServerSession).subscriptions.add(uri);
     return {} as Result;
   };
 
   const unsubscribe: MethodHandler = (params, _inbound, session) => {
-    session.subscriptions.delete(uriParam(params, Method.ResourcesUnsubscribe));
+    (session as ServerSession).subscriptions.delete(uriParam(params, Method.ResourcesUnsubscribe));
     return {} as Result;
   };
 

@@ -1,5 +1,7 @@
 import type { Icon } from '@gantry/protocol';
 import type { Logger } from '../logger';
+import type { CacheDefaults } from '../modern/cache-hint';
+import type { StatelessOptions } from '../modern/stateless-dispatcher';
 
 /** What `GantryFactory.create` takes besides the root module. */
 export interface GantryServerOptions {
@@ -28,4 +30,12 @@ export interface GantryServerOptions {
    * that add handlers at runtime (`app.registry.add()`). Otherwise they follow what is registered.
    */
   capabilities?: { tools?: boolean; resources?: boolean; prompts?: boolean };
+  /** The stateless era (2026-07-28): the `requestState` key, its lifetime, input rounds. */
+  stateless?: StatelessOptions;
+  /**
+   * Caching hints (`ttlMs`, `cacheScope`) of stateless-era results, per kind. Decorators may
+   * shorten a list's ttl or make it private (`@Tool({ cache })`); results that can depend on
+   * the caller (guards, authenticated reads) are always private.
+   */
+  cache?: CacheDefaults;
 }

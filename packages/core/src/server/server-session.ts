@@ -7,12 +7,16 @@ import {
   type InitializeResult,
   InvalidParamsError,
   InvalidRequestError,
+  isModernRequest,
   type JSONRPCNotification,
   type JSONRPCRequest,
+  LATEST_MODERN_PROTOCOL_VERSION,
   type ListRootsResult,
   type LoggingLevel,
+  MetaKey,
   Method,
   MethodNotFoundError,
+  ModernMethod,
   negotiateProtocolVersion,
   Peer,
   type RequestId,
@@ -44,6 +48,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * table. On stdio the process is the session.
  */
 export class ServerSession implements ContextSession {
+  readonly era = 'legacy' as const;
   readonly peer: Peer;
   private state: SessionState = 'awaiting-initialize';
   private initializedNotified = false;
@@ -167,6 +172,13 @@ export class ServerSession implements ContextSession {
 
   private handle(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
     const method = request.method;
+    // 2026-07-28: a request that describes itself in _meta is served statelessly, on any connection.
+    if (isModernRequest(request)) return this.server.stateless.handle(request, inbound, this.auth);
+    if (method === ModernMethod.ServerDiscover || method === ModernMethod.SubscriptionsListen) {
+      throw new InvalidParamsError(
+        `Invalid params: ${method} is a ${LATEST_MODERN_PROTOCOL_VERSION} method; its _meta must carry "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}"`,
+      );
+    }
     if (this.state !== 'ready') {
       if (method === Method.Initialize) return this.initialize(request.params);
       // 2025-11-25 lifecycle: only ping may precede the initialize response.

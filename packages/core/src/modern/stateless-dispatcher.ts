@@ -1,0 +1,364 @@
+import {
+  type AuthInfo,
+  type CacheScope,
+  type ClientCapabilities,
+  ErrorCode,
+  type Implementation,
+  type InboundRequest,
+  InternalError,
+  InvalidParamsError,
+  type JSONRPCRequest,
+  McpError,
+  MetaKey,
+  Method,
+  MethodNotFoundError,
+  MissingRequiredClientCapabilityError,
+  MODERN_PROTOCOL_VERSIONS,
+  ModernMethod,
+  type RequestParams,
+  type Result,
+  type ServerCapabilities,
+  UnsupportedProtocolVersionError,
+} from '@gantry/protocol';
+import { isLoggingLevel, LOG_LEVELS } from '../context/log-levels';
+import type { Logger } from '../logger';
+import type { HandlerCollection } from '../registry/handler-collection';
+import type { Registry } from '../registry/registry';
+import type { MethodHandler, MethodTable } from '../server/method-table';
+import { resolveResource } from '../server/resource-handlers';
+import { type CacheDefaults, type CacheHint, DEFAULT_CACHE } from './cache-hint';
+import { InputRound } from './input-round';
+import { ModernCall, type ModernServices } from './modern-call';
+import { principalDigest, RequestStateCodec } from './request-state';
+import type { SubscriptionHub } from './subscriptions';
+
+/** Options of the stateless era (2026-07-28). */
+export interface StatelessOptions {
+  /**
+   * Key that signs `requestState` (HMAC-SHA256), at least 32 bytes. Every node that may get a
+   * retry needs the same key. Default: `GANTRY_STATE_KEY` from the environment, else a random
+   * per-process key (one node only; a warning says so at startup).
+   */
+  requestStateKey?: string | Uint8Array;
+  /** How long a client has to answer an `input_required` result; default 10 minutes. */
+  requestStateTtlMs?: number;
+  /** Most `input_required` rounds one call may take; default 8. */
+  maxInputRounds?: number;
+  /** Put `serverInfo` in every result's `_meta`; default true. */
+  serverInfoInResults?: boolean;
+}
+
+interface Resolved {
+  readonly key: Buffer;
+  readonly ttlMs: number;
+  readonly maxRounds: number;
+  readonly serverInfo: boolean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Resolves the stateless options; `warn` hears about a key that only suits one node. */
+export function resolveStatelessOptions(
+  options: StatelessOptions = {},
+  warn: (message: string) => void,
+): Resolved {
+  let key: Buffer;
+  const given = options.requestStateKey ?? process.env.GANTRY_STATE_KEY;
+  if (given === undefined || given === '') {
+    key = RequestStateCodec.randomKey();
+    warn(
+      'No requestState key is configured, so a random per-process key signs stateless-era (2026-07-28) input rounds. ' +
+        'With more than one server node, set { stateless: { requestStateKey } } or GANTRY_STATE_KEY to one shared secret of at least 32 bytes.',
+    );
+  } else {
+    key = typeof given === 'string' ? Buffer.from(given, 'utf8') : Buffer.from(given);
+    if (key.length < 32) {
+      throw new RangeError(
+        `stateless.requestStateKey must be at least 32 bytes (HMAC-SHA256); got ${key.length}`,
+      );
+    }
+  }
+  const ttlMs = options.requestStateTtlMs ?? 600_000;
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`stateless.requestStateTtlMs must be a positive integer, got ${String(ttlMs)}`);
+  const maxRounds = options.maxInputRounds ?? 8;
+  if (!Number.isInteger(maxRounds) || maxRounds < 1)
+    throw new RangeError(`stateless.maxInputRounds must be a positive integer, got ${String(maxRounds)}`);
+  return { key, ttlMs, maxRounds, serverInfo: options.serverInfoInResults ?? true };
+}
+
+/** The salient params a `requestState` is bound to, per method. */
+const SALIENT: Record<string, (params: RequestParams | undefined) => unknown> = {
+  [Method.ToolsCall]: (p) => ({ name: p?.name, arguments: p?.arguments ?? {} }),
+  [Method.PromptsGet]: (p) => ({ name: p?.name, arguments: p?.arguments ?? {} }),
+  [Method.ResourcesRead]: (p) => ({ uri: p?.uri }),
+};
+
+interface Guardable {
+  readonly handler: { readonly guarded: boolean };
+  readonly cache?: CacheHint;
+}
+
+/**
+ * Serves stateless-era requests (2026-07-28): checks the per-request `_meta`, dispatches to the
+ * same handlers as the session era, runs multi round-trip requests, adds `resultType`,
+ * caching hints and `serverInfo`, and turns retired codes into their modern ones.
+ */
+export class StatelessDispatcher {
+  private readonly methods = new Map<string, MethodHandler>();
+  private readonly codec: RequestStateCodec;
+  private readonly settings: Resolved;
+  private readonly cache: Required<{ [K in keyof CacheDefaults]: Required<CacheHint> }>;
+
+  constructor(
+    private readonly registry: Registry,
+    legacy: MethodTable,
+    private readonly capabilities: ServerCapabilities,
+    private readonly serverInfo: Implementation,
+    private readonly instructions: string | undefined,
+    options: StatelessOptions | undefined,
+    cache: CacheDefaults | undefined,
+    private readonly hub: SubscriptionHub,
+    private readonly services: ModernServices,
+    logger: Logger,
+  ) {
+    this.settings = resolveStatelessOptions(options, (message) => logger.warn(message));
+    this.codec = new RequestStateCodec({ key: this.settings.key, ttlMs: this.settings.ttlMs });
+    this.cache = {
+      discover: { ...DEFAULT_CACHE.discover, ...cache?.discover },
+      list: { ...DEFAULT_CACHE.list, ...cache?.list },
+      read: { ...DEFAULT_CACHE.read, ...cache?.read },
+    };
+    const m = this.methods;
+    m.set(ModernMethod.ServerDiscover, () => this.discover());
+    const reuse = (method: string) => legacy.get(method);
+    const listOf = (method: string, hint: (call: ModernCall) => Required<CacheHint>) => {
+      const base = reuse(method);
+      if (!base) return;
+      m.set(method, (params, inbound, call) =>
+        then(base(params, inbound, call), (result) => withHint(result, hint(call as ModernCall))),
+      );
+    };
+    listOf(Method.ToolsList, () => this.listHint([registry.tools]));
+    listOf(Method.PromptsList, () => this.listHint([registry.prompts]));
+    listOf(Method.ResourcesTemplatesList, () => this.listHint([registry.templates]));
+    listOf(Method.ResourcesList, (call) => {
+      const hint = this.listHint([registry.resources, registry.templates]);
+      // A @ResourceList enumerates per call: its output may depend on who asks.
+      const dynamic = registry.templates.definitions().some((t) => t.lister !== undefined);
+      return dynamic && call.auth ? { ...hint, scope: 'private' } : hint;
+    });
+    for (const method of [Method.ToolsCall, Method.PromptsGet, Method.ResourcesRead]) {
+      const base = reuse(method);
+      if (base) m.set(method, this.roundTrips(method, base));
+    }
+    const complete = reuse(Method.CompletionComplete);
+    if (complete) m.set(Method.CompletionComplete, complete);
+    m.set(ModernMethod.SubscriptionsListen, (params, inbound) => this.hub.listen(params, inbound));
+  }
+
+  /** Serves one stateless-era request that arrived on a connection authenticated as `auth`. */
+  handle(request: JSONRPCRequest, inbound: InboundRequest, auth: AuthInfo | undefined): Promise<Result> {
+    const params = request.params;
+    const meta = params?._meta as Record<string, unknown>;
+    const version = meta[MetaKey.ProtocolVersion];
+    if (typeof version !== 'string') {
+      return Promise.reject(
+        new InvalidParamsError(
+          `Invalid params: _meta["${MetaKey.ProtocolVersion}"] must be a protocol version string`,
+        ),
+      );
+    }
+    if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
+      return Promise.reject(
+        new UnsupportedProtocolVersionError(`Unsupported protocol version: ${version}`, {
+          supported: [...MODERN_PROTOCOL_VERSIONS],
+          requested: version,
+        }),
+      );
+    }
+    const capabilities = meta[MetaKey.ClientCapabilities];
+    if (!isObject(capabilities)) {
+      return Promise.reject(
+        new InvalidParamsError(
+          `Invalid params: _meta["${MetaKey.ClientCapabilities}"] is required on every ${version} request (an object; {} declares none)`,
+        ),
+      );
+    }
+    const level = meta[MetaKey.LogLevel];
+    if (level !== undefined && !isLoggingLevel(level)) {
+      return Promise.reject(
+        new InvalidParamsError(
+          `Invalid params: unknown log level ${JSON.stringify(level)} in _meta["${MetaKey.LogLevel}"]; use one of ${LOG_LEVELS.join(', ')}`,
+        ),
+      );
+    }
+    const handler = this.methods.get(request.method);
+    if (!handler) {
+      return Promise.reject(
+        new MethodNotFoundError(`Method not found: ${request.method}`, { method: request.method }),
+      );
+    }
+    const info = meta[MetaKey.ClientInfo];
+    const call = new ModernCall(
+      version,
+      capabilities as ClientCapabilities,
+      isObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
+      level,
+      auth,
+      this.services,
+    );
+    let outcome: Result | Promise<Result>;
+    try {
+      outcome = handler(params, inbound, call);
+    } catch (error) {
+      return Promise.reject(modernError(error));
+    }
+    return Promise.resolve(outcome).then(
+      (result) => this.finish(result),
+      (error) => {
+        throw modernError(error);
+      },
+    );
+  }
+
+  /** `resultType` and `serverInfo` on every result. */
+  private finish(result: Result): Result {
+    const out: Result = { ...result };
+    if (out.resultType === undefined) out.resultType = 'complete';
+    if (this.settings.serverInfo) out._meta = { ...out._meta, [MetaKey.ServerInfo]: this.serverInfo };
+    return out;
+  }
+
+  private discover(): Result {
+    const result: Result = {
+      supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+      capabilities: this.capabilities,
+      ttlMs: this.cache.discover.ttlMs,
+      cacheScope: this.cache.discover.scope,
+    };
+    if (this.instructions !== undefined) result.instructions = this.instructions;
+    return result;
+  }
+
+  /** One hint for a list: the shortest ttl of its items, private when any item is. */
+  private listHint(collections: HandlerCollection<any>[]): Required<CacheHint> {
+    let ttlMs = this.cache.list.ttlMs;
+    let scope: CacheScope = this.cache.list.scope;
+    for (const collection of collections) {
+      for (const d of collection.definitions() as readonly Guardable[]) {
+        if (d.cache?.ttlMs !== undefined) ttlMs = Math.min(ttlMs, d.cache.ttlMs);
+        if (d.cache?.scope === 'private' || d.handler.guarded) scope = 'private';
+      }
+    }
+    return { ttlMs, scope };
+  }
+
+  private readHint(uri: string, auth: AuthInfo | undefined): Required<CacheHint> {
+    const found = resolveResource(this.registry, uri)?.definition;
+    const own = found?.cache;
+    const ttlMs = own?.ttlMs ?? this.cache.read.ttlMs;
+    let scope: CacheScope = own?.scope ?? (auth ? 'private' : this.cache.read.scope);
+    if (found?.handler.guarded) scope = 'private';
+    return { ttlMs, scope };
+  }
+
+  /**
+   * Wraps `tools/call`, `prompts/get` and `resources/read`: replays the answers in
+   * `requestState` + `inputResponses`, runs the handler, and answers `input_required` when the
+   * handler asked for input it does not have yet.
+   */
+  private roundTrips(method: string, base: MethodHandler): MethodHandler {
+    const salient = SALIENT[method];
+    return async (params, inbound, session) => {
+      const call = session as ModernCall;
+      const digest = RequestStateCodec.digest(method, salient(params));
+      const principal = principalDigest(call.auth);
+      const responses = params?.inputResponses;
+      const state = params?.requestState;
+      let answers: unknown[] = [];
+      let rounds = 0;
+      if (state !== undefined) {
+        const prior = this.codec.open(state, method, digest, principal);
+        if (!isObject(responses)) {
+          throw new InvalidParamsError(
+            `Invalid params: the retry must carry "inputResponses" answering ${prior.expected.map((k) => JSON.stringify(k)).join(', ')}`,
+          );
+        }
+        const given: unknown[] = [];
+        for (const key of prior.expected) {
+          if (!isObject(responses[key])) {
+            throw new InvalidParamsError(
+              `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
+            );
+          }
+          given.push(responses[key]);
+        }
+        answers = [...prior.answers, ...given];
+        rounds = prior.rounds;
+      } else if (responses !== undefined) {
+        throw new InvalidParamsError(
+          'Invalid params: "inputResponses" came without "requestState"; echo the requestState of the input_required result',
+        );
+      }
+      const round = new InputRound(answers, true, method);
+      call.inputRound = round;
+      let result: Result | undefined;
+      let failure: unknown;
+      let failed = false;
+      try {
+        result = await base(params, inbound, call);
+      } catch (error) {
+        failure = error;
+        failed = true;
+      }
+      if (round.pending.size > 0) {
+        if (rounds + 1 > this.settings.maxRounds) {
+          throw new InternalError(
+            `Internal error: ${method} asked the client for input more than ${this.settings.maxRounds} times (stateless.maxInputRounds)`,
+          );
+        }
+        return {
+          resultType: 'input_required',
+          inputRequests: round.inputRequests,
+          requestState: this.codec.issue(method, digest, principal, {
+            answers,
+            expected: [...round.pending.keys()],
+            rounds: rounds + 1,
+          }),
+        } as Result;
+      }
+      // The handler needed a capability the request did not declare, and did not recover.
+      if (round.missing && (failed || (result as { isError?: unknown } | undefined)?.isError === true)) {
+        const text = failed && failure instanceof Error ? failure.message : undefined;
+        throw new MissingRequiredClientCapabilityError(
+          text ?? `${method} needs client capabilities this request did not declare`,
+          { requiredCapabilities: round.missing },
+        );
+      }
+      if (failed) throw failure;
+      if (method === Method.ResourcesRead && result) {
+        return withHint(result, this.readHint(String(params?.uri), call.auth));
+      }
+      return result as Result;
+    };
+  }
+}
+
+function withHint(result: Result, hint: Required<CacheHint>): Result {
+  return { ...result, ttlMs: hint.ttlMs, cacheScope: hint.scope };
+}
+
+function then<T, U>(value: T | Promise<T>, next: (value: T) => U): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value as T);
+}
+
+/** 2026-07-28 retired −32002: a missing resource is −32602. */
+function modernError(error: unknown): unknown {
+  if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
+    return new InvalidParamsError(error.message, error.data);
+  }
+  return error;
+}

@@ -1,0 +1,133 @@
+import {
+  type InboundRequest,
+  InvalidParamsError,
+  MetaKey,
+  Method,
+  ModernMethod,
+  type RequestId,
+  type Result,
+  type ServerCapabilities,
+  type SubscriptionFilter,
+} from '@gantry/protocol';
+
+/** One open `subscriptions/listen` stream. */
+interface Listener {
+  readonly id: RequestId;
+  readonly filter: SubscriptionFilter;
+  readonly inbound: InboundRequest;
+  readonly end: () => void;
+}
+
+/** True when `uri` is `subscribed` or below it (2025-11-25: sub-resources notify their parent's subscribers). */
+export function coversUri(subscribed: string, uri: string): boolean {
+  return uri === subscribed || uri.startsWith(subscribed.endsWith('/') ? subscribed : `${subscribed}/`);
+}
+
+const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const;
+
+const FLAG_OF: Record<string, (typeof FLAGS)[number]> = {
+  [Method.ToolsListChanged]: 'toolsListChanged',
+  [Method.PromptsListChanged]: 'promptsListChanged',
+  [Method.ResourcesListChanged]: 'resourcesListChanged',
+};
+
+/**
+ * The open `subscriptions/listen` streams of the stateless era. Each gets an acknowledgement
+ * first, then only the notifications it opted in to, each tagged with its subscription id.
+ */
+export class SubscriptionHub {
+  private readonly listeners = new Set<Listener>();
+
+  constructor(private readonly capabilities: ServerCapabilities) {}
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /** Serves one `subscriptions/listen` request; resolves when the stream ends. */
+  listen(params: Record<string, unknown> | undefined, inbound: InboundRequest): Promise<Result> {
+    const requested = params?.notifications;
+    if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
+      throw new InvalidParamsError(
+        'Invalid params: subscriptions/listen needs "notifications", an object such as { "toolsListChanged": true }',
+      );
+    }
+    const wanted = requested as Record<string, unknown>;
+    for (const flag of FLAGS) {
+      if (wanted[flag] !== undefined && typeof wanted[flag] !== 'boolean') {
+        throw new InvalidParamsError(`Invalid params: notifications.${flag} must be a boolean`);
+      }
+    }
+    const uris = wanted.resourceSubscriptions;
+    if (uris !== undefined && (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string'))) {
+      throw new InvalidParamsError(
+        'Invalid params: notifications.resourceSubscriptions must be an array of URI strings',
+      );
+    }
+    // Only what this server can deliver is honoured; the acknowledgement says which.
+    const caps = this.capabilities;
+    const honoured: SubscriptionFilter = {};
+    if (wanted.toolsListChanged === true && caps.tools?.listChanged) honoured.toolsListChanged = true;
+    if (wanted.promptsListChanged === true && caps.prompts?.listChanged) honoured.promptsListChanged = true;
+    if (wanted.resourcesListChanged === true && caps.resources?.listChanged)
+      honoured.resourcesListChanged = true;
+    if (Array.isArray(uris) && caps.resources?.subscribe) honoured.resourceSubscriptions = [...uris];
+
+    const id = inbound.id;
+    const meta = { [MetaKey.SubscriptionId]: id };
+    return new Promise<Result>((resolve) => {
+      let done = false;
+      const listener: Listener = {
+        id,
+        filter: honoured,
+        inbound,
+        end: () => {
+          if (done) return;
+          done = true;
+          this.listeners.delete(listener);
+          resolve({ resultType: 'complete', _meta: meta } as Result);
+        },
+      };
+      // The acknowledgement is the first message of the stream; nothing of it precedes.
+      inbound
+        .notify({
+          method: ModernMethod.SubscriptionsAcknowledged,
+          params: { notifications: honoured, _meta: meta },
+        })
+        .catch(() => undefined);
+      this.listeners.add(listener);
+      // Closed by the client (notifications/cancelled, a closed HTTP stream) or the connection.
+      inbound.signal.addEventListener('abort', () => listener.end(), { once: true });
+    });
+  }
+
+  /** Delivers a list change to the streams that opted in to it. */
+  listChanged(method: string): void {
+    const flag = FLAG_OF[method];
+    if (!flag) return;
+    for (const listener of this.listeners) if (listener.filter[flag] === true) this.send(listener, method);
+  }
+
+  /** Delivers `notifications/resources/updated` to the streams subscribed to `uri` (or a parent). */
+  resourceUpdated(uri: string): Promise<void>[] {
+    const sends: Promise<void>[] = [];
+    for (const listener of this.listeners) {
+      const uris = listener.filter.resourceSubscriptions;
+      if (uris?.some((subscribed) => coversUri(subscribed, uri))) {
+        sends.push(this.send(listener, Method.ResourcesUpdated, { uri }));
+      }
+    }
+    return sends;
+  }
+
+  /** Ends every stream with its final result (server shutdown). */
+  endAll(): void {
+    for (const listener of [...this.listeners]) listener.end();
+  }
+
+  private send(listener: Listener, method: string, params: Record<string, unknown> = {}): Promise<void> {
+    return listener.inbound
+      .notify({ method, params: { ...params, _meta: { [MetaKey.SubscriptionId]: listener.id } } })
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The stateless era (2026-07-28): per-request `_meta` keys, `server/discover`, `resultType`,
+ * multi round-trip requests and `subscriptions/listen`. Spec digest: `shared/spec/stateless-era.md`.
+ */
+import type { JSONRPCRequest, Meta, Result } from './jsonrpc';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitResult,
+  Implementation,
+  ListRootsResult,
+  ServerCapabilities,
+} from './types';
+
+/** Protocol versions spoken statelessly, newest first. */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2026-07-28']);
+
+/** The newest stateless-era version. */
+export const LATEST_MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** True for a version of the stateless era (2026-07-28 and later). */
+export function isModernVersion(version: unknown): boolean {
+  return typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= '2026-07-28';
+}
+
+/** `_meta` keys of the stateless era. */
+export const MetaKey = {
+  ProtocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  ClientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  ClientInfo: 'io.modelcontextprotocol/clientInfo',
+  LogLevel: 'io.modelcontextprotocol/logLevel',
+  ServerInfo: 'io.modelcontextprotocol/serverInfo',
+  SubscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+/** Methods that exist only in the stateless era. */
+export const ModernMethod = {
+  ServerDiscover: 'server/discover',
+  SubscriptionsListen: 'subscriptions/listen',
+  SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
+} as const;
+
+/** `result.resultType`: absent means `complete` (results of session-era servers). */
+export type ResultType = 'complete' | 'input_required';
+
+/** How shared caches may reuse a result (`cacheScope`). */
+export type CacheScope = 'public' | 'private';
+
+/** One request embedded in an `input_required` result. */
+export type InputRequest =
+  | { method: 'elicitation/create'; params: Record<string, unknown> }
+  | { method: 'sampling/createMessage'; params: CreateMessageRequestParams }
+  | { method: 'roots/list'; params?: Record<string, unknown> };
+
+export type InputRequests = { [key: string]: InputRequest };
+
+export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
+
+export type InputResponses = { [key: string]: InputResponse };
+
+/** The server needs input before it can answer: the client retries with `inputResponses`. */
+export interface InputRequiredResult extends Result {
+  resultType: 'input_required';
+  inputRequests?: InputRequests;
+  requestState?: string;
+}
+
+/** What a `subscriptions/listen` request opts in to. */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+  [key: string]: unknown;
+}
+
+/** The result of `server/discover`. */
+export interface DiscoverResult extends Result {
+  resultType: 'complete';
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  ttlMs: number;
+  cacheScope: CacheScope;
+}
+
+/** The stateless-era fields of a request's `_meta`, once checked. */
+export interface ModernRequestMeta {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+}
+
+/**
+ * True when a request opens the stateless era: it carries a protocol version in its `_meta`.
+ * `initialize` is always session era, whatever its `_meta` says.
+ */
+export function isModernRequest(request: Pick<JSONRPCRequest, 'method' | 'params'>): boolean {
+  if (request.method === 'initialize') return false;
+  const meta = request.params?._meta as Meta | undefined;
+  return meta !== undefined && meta !== null && typeof meta === 'object' && MetaKey.ProtocolVersion in meta;
+}
+
+const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/**
+ * Encodes a value for an `Mcp-Name` / `Mcp-Param-*` header: as is when it is plain visible
+ * ASCII without surrounding whitespace, else `=?base64?…?=` (2026-07-28 streamable HTTP).
+ */
+export function encodeHeaderValue(value: string | number | boolean): string {
+  const text = typeof value === 'string' ? value : String(value);
+  const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(text) && !SENTINEL.test(text);
+  return plain ? text : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
+}
+
+/** Decodes an `=?base64?…?=` header value; plain values are returned as they are. */
+export function decodeHeaderValue(value: string): string {
+  const match = SENTINEL.exec(value);
+  return match ? Buffer.from(match[1], 'base64').toString('utf8') : value;
+}
