@@ -13,6 +13,7 @@ export {
 export { Catch } from './decorators/catch.decorator';
 export { Complete, type CompleteTarget } from './decorators/complete.decorator';
 export { Description } from './decorators/description.decorator';
+export { Header } from './decorators/header.decorator';
 export { Inject } from './decorators/inject.decorator';
 export { Injectable } from './decorators/injectable.decorator';
 export { Module } from './decorators/module.decorator';
@@ -58,6 +59,7 @@ export { toCallToolResult } from './execution/tool-result';
 export { type Logger, StderrLogger, silentLogger } from './logger';
 export type { CacheDefaults, CacheHint } from './modern/cache-hint';
 export { InputRequiredSignal } from './modern/input-round';
+export { collectHeaderParams, type HeaderParam } from './modern/mcp-header';
 export type { StatelessOptions } from './modern/stateless-dispatcher';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';

@@ -2,8 +2,9 @@ import type { RequestId } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 
 /** A JSON-RPC error body, as HTTP error responses carry it. */
-export function errorBody(code: number, message: string, id: RequestId | null = null) {
-  return { jsonrpc: '2.0' as const, id, error: { code, message } };
+export function errorBody(code: number, message: string, id: RequestId | null = null, data?: unknown) {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: '2.0' as const, id, error };
 }
 
 /** Sends an HTTP error with a JSON-RPC error body. */
@@ -13,9 +14,10 @@ export function sendError(
   code: number,
   message: string,
   id: RequestId | null = null,
+  data?: unknown,
 ): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'application/json')
-    .send(JSON.stringify(errorBody(code, message, id)));
+    .send(JSON.stringify(errorBody(code, message, id, data)));
 }

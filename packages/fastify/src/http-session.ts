@@ -11,7 +11,7 @@ import type {
 } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
-import { RequestStream, type ResponseMode } from './request-stream';
+import { RequestStream, type RequestStreamOptions, type ResponseMode } from './request-stream';
 import { SSE_HEADERS, SseWriter, type SseWriterOptions } from './sse-writer';
 
 export interface HttpSessionOptions {
@@ -85,6 +85,7 @@ export class HttpSession implements Transport {
     requestIds: readonly RequestId[],
     reply: FastifyReply,
     stepUp?: (error: { message: string; data?: unknown }) => boolean,
+    answer: RequestStreamOptions & { responseMode?: ResponseMode } = {},
   ): RequestStream | undefined {
     this.lastSeen = Date.now();
     let stream: RequestStream | undefined;
@@ -92,7 +93,7 @@ export class HttpSession implements Transport {
       stream = new RequestStream(
         reply,
         requestIds,
-        this.options.responseMode,
+        answer.responseMode ?? this.options.responseMode,
         this.sseOptions,
         () => newId(9),
         (writer, owner) => {
@@ -101,6 +102,7 @@ export class HttpSession implements Transport {
         },
         (finished) => this.finished(finished),
         stepUp,
+        answer,
       );
       for (const id of requestIds) this.byRequest.set(id, stream);
     }

@@ -2,6 +2,10 @@ import {
   type AuthInfo,
   classifyMessage,
   ErrorCode,
+  isModernVersion,
+  type JSONRPCMessage,
+  MODERN_PROTOCOL_VERSIONS,
+  ModernMethod,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
@@ -17,13 +21,20 @@ import {
 import { sendError } from './errors';
 import { HttpSession, newId } from './http-session';
 import { registerLegacySse } from './legacy-sse';
+import { isModernPost, modernRequestProblem, modernStatus } from './modern-http';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './resolve-options';
 import { applyCors, hostOriginProblem, preflight } from './security';
 import { SessionStore } from './session-store';
 
 /** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
-const HEADER_VERSIONS = new Set([...SUPPORTED_PROTOCOL_VERSIONS, '2024-10-07']);
+const HEADER_VERSIONS = new Set([...SUPPORTED_PROTOCOL_VERSIONS, '2024-10-07', ...MODERN_PROTOCOL_VERSIONS]);
+
+/** The HTTP status of a stateless-era answer sent as JSON. */
+function modernAnswerStatus(message: JSONRPCMessage | JSONRPCMessage[]): number {
+  const error = (message as { error?: { code?: unknown } }).error;
+  return typeof error?.code === 'number' ? modernStatus(error.code) : 200;
+}
 
 const STATELESS_REASON =
   'this server runs stateless HTTP, where each request stands alone and nothing can carry a request to the client and its answer back';
@@ -158,8 +169,22 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     outboxLimit: 1000,
   };
 
-  const openSession = async (id: string | undefined, auth: AuthInfo | undefined): Promise<HttpSession> => {
-    const session = new HttpSession(id, principalOf(auth), auth, sessionOptions);
+  /** Stateless-era requests being answered (listen streams among them). */
+  const live = new Set<HttpSession>();
+  // Stateless era: no event ids, no resumption, nothing kept once the POST is answered.
+  const modernSessionOptions = { ...sessionOptions, eventStore: undefined, outboxLimit: 0 };
+
+  const openSession = async (
+    id: string | undefined,
+    auth: AuthInfo | undefined,
+    modern = false,
+  ): Promise<HttpSession> => {
+    const session = new HttpSession(
+      id,
+      principalOf(auth),
+      auth,
+      modern ? modernSessionOptions : sessionOptions,
+    );
     session.server = await app.connect(session, { auth, streams: session });
     return session;
   };
@@ -197,6 +222,16 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   const gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await authenticated(request, reply))) return reply;
     const version = header(request, 'mcp-protocol-version');
+    if (version !== undefined && isModernVersion(version) && !HEADER_VERSIONS.has(version)) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version: ${version}`,
+        null,
+        { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      );
+    }
     if (version !== undefined && !HEADER_VERSIONS.has(version)) {
       return sendError(
         reply,
@@ -205,6 +240,70 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
       );
     }
+  };
+
+  /** Answers an insufficient-scope error with a 403 challenge (when auth is on). */
+  const stepUpFor = (request: FastifyRequest, reply: FastifyReply) => {
+    const auth = options.auth;
+    if (!auth) return undefined;
+    return (error: { message: string; data?: unknown }) => {
+      const scopes = (error.data as { requiredScopes?: string[] }).requiredScopes ?? [];
+      const outcome = insufficientScopeOutcome(
+        new InsufficientScopeError(scopes, error.message),
+        auth,
+        endpointUrls(request, auth, mcpPath),
+      );
+      for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+      reply
+        .code(outcome.status)
+        .header('content-type', 'application/json')
+        .send(JSON.stringify(outcome.body));
+      return true;
+    };
+  };
+
+  /**
+   * A stateless-era POST (2026-07-28): checked against its headers, then served on its own
+   * short-lived connection. Closing the response stream cancels the request; `Mcp-Session-Id`
+   * and `Last-Event-ID` are ignored.
+   */
+  const serveModern = async (request: FastifyRequest, reply: FastifyReply, body: unknown) => {
+    const classified = classifyMessage(body);
+    if (classified.kind === 'notification') return reply.code(202).send();
+    if (classified.kind === 'response') {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid request: clients do not send JSON-RPC responses in 2026-07-28',
+      );
+    }
+    if (classified.kind === 'invalid') {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        `Invalid request: ${classified.reason}`,
+        classified.id,
+      );
+    }
+    const message = classified.message;
+    const problem = modernRequestProblem(request, message, (name) => app.registry.tools.get(name));
+    if (problem)
+      return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
+    const session = await openSession(undefined, authByRequest.get(request), true);
+    live.add(session);
+    reply.raw.on('close', () => {
+      live.delete(session);
+      void session.close();
+    });
+    session.post(body, [message.id], reply, stepUpFor(request, reply), {
+      prime: false,
+      statusOf: modernAnswerStatus,
+      // A listen stream is SSE whatever the configured mode: notifications are its point.
+      responseMode: message.method === ModernMethod.SubscriptionsListen ? 'sse' : undefined,
+    });
+    return reply;
   };
 
   fastify.post(path, { bodyLimit: options.bodyLimit, onRequest: gate }, async (request, reply) => {
@@ -227,7 +326,16 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     }
     const version = header(request, 'mcp-protocol-version');
     const body = request.body;
+    if (isModernPost(body, version)) return serveModern(request, reply, body);
     const batch = Array.isArray(body);
+    if (batch && isModernVersion(version)) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid request: 2026-07-28 has no JSON-RPC batches',
+      );
+    }
     const messages: unknown[] = batch ? body : [body];
     if (batch && messages.length === 0)
       return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
@@ -292,30 +400,25 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
       );
     }
-    const auth = options.auth;
-    const stepUp = auth
-      ? (error: { message: string; data?: unknown }) => {
-          const scopes = (error.data as { requiredScopes?: string[] }).requiredScopes ?? [];
-          const outcome = insufficientScopeOutcome(
-            new InsufficientScopeError(scopes, error.message),
-            auth,
-            endpointUrls(request, auth, mcpPath),
-          );
-          for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
-          reply
-            .code(outcome.status)
-            .header('content-type', 'application/json')
-            .send(JSON.stringify(outcome.body));
-          return true;
-        }
-      : undefined;
-    const stream = session.post(body, requestIds, reply, stepUp);
+    const stream = session.post(body, requestIds, reply, stepUpFor(request, reply));
     if (!stream) return reply.code(202).send();
     return reply;
   });
 
+  /** Where stateless-era traffic would use a session-era GET or DELETE: 405 (transports.md §4.7). */
+  const modernOnly = (request: FastifyRequest, reply: FastifyReply, what: string) => {
+    if (!isModernVersion(header(request, 'mcp-protocol-version'))) return undefined;
+    return sendError(
+      reply,
+      405,
+      ErrorCode.MethodNotFound,
+      `Method Not Allowed: 2026-07-28 has no ${what}; ${what === 'GET stream' ? 'POST subscriptions/listen for notifications' : 'there are no sessions'}`,
+    );
+  };
+
   // No automatic HEAD route: a HEAD must not open (and hold) the session's SSE stream.
   fastify.get(path, { onRequest: gate, exposeHeadRoute: false }, async (request, reply) => {
+    if (modernOnly(request, reply, 'GET stream')) return reply;
     if (options.mode === 'stateless') {
       return sendError(
         reply,
@@ -357,6 +460,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   });
 
   fastify.delete(path, { onRequest: gate }, async (request, reply) => {
+    if (modernOnly(request, reply, 'session to end')) return reply;
     if (options.mode === 'stateless') {
       return sendError(
         reply,
@@ -385,6 +489,13 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
 
   // Before the server waits for in-flight requests: open SSE streams would otherwise hold it.
   fastify.addHook('preClose', async () => {
+    // Listen streams end with their final result first (a graceful end, not a disconnect).
+    await Promise.all(
+      [...live].map(async (session) => {
+        if (session.server) await app.server.endSubscriptions(session.server);
+        await session.close();
+      }),
+    );
     await sessions.closeAll();
   });
 }

@@ -5,6 +5,14 @@ import { SSE_HEADERS, SseWriter, type SseWriterOptions } from './sse-writer';
 /** How a POST carrying requests is answered. */
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
+/** Per-era details of an answer. */
+export interface RequestStreamOptions {
+  /** Start an SSE stream with a priming event (session era); default true. */
+  prime?: boolean;
+  /** The HTTP status of a JSON answer; default 200. */
+  statusOf?: (message: JSONRPCMessage | JSONRPCMessage[]) => number;
+}
+
 /**
  * The answer to one POST that carried requests: a JSON body, or an SSE stream when the
  * handler sends notifications or server→client requests before its result (mode `auto`),
@@ -25,6 +33,7 @@ export class RequestStream {
     private readonly onFinish: (stream: RequestStream, response: JSONRPCMessage | JSONRPCMessage[]) => void,
     /** Answers an insufficient-scope error with an HTTP 403 challenge; true when it did. */
     private readonly stepUp?: (error: { message: string; data?: unknown }) => boolean,
+    private readonly extras: RequestStreamOptions = {},
   ) {
     this.pending = new Set(ids);
     if (mode === 'sse') this.upgrade();
@@ -75,7 +84,8 @@ export class RequestStream {
     const error = (message as { error?: { message: string; data?: { insufficientScope?: boolean } } }).error;
     if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return;
     if (!this.reply.sent) {
-      this.reply.code(200).header('content-type', 'application/json').send(JSON.stringify(message));
+      const status = this.extras.statusOf?.(message) ?? 200;
+      this.reply.code(status).header('content-type', 'application/json').send(JSON.stringify(message));
     }
   }
 
@@ -122,7 +132,7 @@ export class RequestStream {
     reply.hijack();
     reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
     const writer = new SseWriter(this.newStreamId(), this.sseOptions);
-    writer.attach(reply.raw, true);
+    writer.attach(reply.raw, this.extras.prime ?? true);
     this.sse = writer;
     this.onSse(writer, this);
   }

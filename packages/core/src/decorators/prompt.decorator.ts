@@ -1,5 +1,6 @@
 import type { Icon, Meta } from '@gantry/protocol';
 import { PROMPTS_METADATA } from '../metadata/keys';
+import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { decoratorError, memberName } from './decorator-error';
 import { checkCompleteOption } from './resource.decorator';
 
@@ -12,6 +13,12 @@ export interface PromptOptions {
   _meta?: Meta;
   /** Static completion values per argument, e.g. `{ language: ['python', 'typescript'] }`. */
   complete?: Record<string, readonly string[]>;
+  /**
+   * Stateless-era caching hints (2026-07-28): for a tool or prompt they bound the `ttlMs` of
+   * the whole list (the shortest wins) and `scope: 'private'` makes the list private; for a
+   * resource they apply to its reads. Guarded items are always private.
+   */
+  cache?: CacheHint;
 }
 
 export interface PromptDescriptor {
@@ -19,7 +26,7 @@ export interface PromptDescriptor {
   readonly options: Readonly<PromptOptions>;
 }
 
-const KEYS = new Set(['name', 'title', 'description', 'icons', '_meta', 'complete']);
+const KEYS = new Set(['name', 'title', 'description', 'icons', '_meta', 'complete', 'cache']);
 
 /**
  * Serves a prompt. Its arguments come from an `@Args()` DTO (every property is an argument;
@@ -57,6 +64,8 @@ export function Prompt(options: PromptOptions = {}): MethodDecorator {
     if (options.name !== undefined && options.name.length === 0)
       throw decoratorError(`@Prompt() on ${where}: 'name' must not be empty`);
     checkCompleteOption('@Prompt()', where, options.complete);
+    const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
+    if (cacheProblem) throw decoratorError(`@Prompt() on ${where}: 'cache' ${cacheProblem}`);
     const existing: PromptDescriptor[] = Reflect.getOwnMetadata(PROMPTS_METADATA, target) ?? [];
     Reflect.defineMetadata(PROMPTS_METADATA, [...existing, Object.freeze({ propertyKey, options })], target);
   };

@@ -1,5 +1,6 @@
 import type { Annotations, Icon, Meta } from '@gantry/protocol';
 import { RESOURCES_METADATA } from '../metadata/keys';
+import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { decoratorError, memberName } from './decorator-error';
 
 export interface ResourceOptions {
@@ -17,6 +18,12 @@ export interface ResourceOptions {
   _meta?: Meta;
   /** Static completion values per template variable, e.g. `{ lang: ['en', 'fr'] }`. */
   complete?: Record<string, readonly string[]>;
+  /**
+   * Stateless-era caching hints (2026-07-28): for a tool or prompt they bound the `ttlMs` of
+   * the whole list (the shortest wins) and `scope: 'private'` makes the list private; for a
+   * resource they apply to its reads. Guarded items are always private.
+   */
+  cache?: CacheHint;
 }
 
 /** What `@Resource` records for one method. */
@@ -36,6 +43,7 @@ const KEYS = new Set([
   'icons',
   '_meta',
   'complete',
+  'cache',
 ]);
 
 /**
@@ -89,6 +97,8 @@ export function Resource(options: ResourceOptions): MethodDecorator {
       );
     }
     checkCompleteOption('@Resource()', where, options.complete);
+    const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
+    if (cacheProblem) throw decoratorError(`@Resource() on ${where}: 'cache' ${cacheProblem}`);
     const existing: ResourceDescriptor[] = Reflect.getOwnMetadata(RESOURCES_METADATA, target) ?? [];
     Reflect.defineMetadata(
       RESOURCES_METADATA,

@@ -1,6 +1,7 @@
 import type { Icon, Meta, ObjectJsonSchema, ToolAnnotations } from '@gantry/protocol';
 import type { Type } from '../di/tokens';
 import { TOOLS_METADATA } from '../metadata/keys';
+import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { toolNameProblem } from '../registry/tool-name';
 import { isStandardSchema, type StandardSchemaLike } from '../schema/standard-schema';
 import { decoratorError, memberName } from './decorator-error';
@@ -31,6 +32,12 @@ export interface ToolOptions {
   /** 2025-11-25 icons. */
   icons?: Icon[];
   _meta?: Meta;
+  /**
+   * Stateless-era caching hints (2026-07-28): for a tool or prompt they bound the `ttlMs` of
+   * the whole list (the shortest wins) and `scope: 'private'` makes the list private; for a
+   * resource they apply to its reads. Guarded items are always private.
+   */
+  cache?: CacheHint;
 }
 
 /** What `@Tool` records for one method. */
@@ -48,6 +55,7 @@ const TOOL_KEYS = new Set([
   'annotations',
   'icons',
   '_meta',
+  'cache',
 ]);
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
@@ -113,6 +121,8 @@ function checkOptions(where: string, options: ToolOptions): void {
       `@Tool() on ${where}: 'icons' must be an array of { src, mimeType?, sizes?, theme? }`,
     );
   }
+  const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
+  if (cacheProblem) throw decoratorError(`@Tool() on ${where}: 'cache' ${cacheProblem}`);
 }
 
 /**

@@ -34,6 +34,8 @@ export class InputRound {
   readonly pending = new Map<string, InputRequest>();
   /** Capabilities the handler needed that the request did not declare. */
   missing?: ClientCapabilities;
+  /** What the handler was told when it asked without them. */
+  missingMessage?: string;
 
   constructor(
     private readonly answers: readonly unknown[],
@@ -68,6 +70,7 @@ export class InputRound {
   /** Records a capability the handler needed; the request then fails with −32021 unless the handler recovers. */
   require(capabilities: ClientCapabilities, message: string): CapabilityMissingError {
     this.missing = { ...this.missing, ...capabilities };
+    this.missingMessage ??= message;
     return new CapabilityMissingError(message);
   }
 

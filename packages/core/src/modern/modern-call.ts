@@ -36,11 +36,17 @@ export class ModernCall implements ContextSession {
     readonly clientCapabilities: ClientCapabilities,
     clientInfo: Implementation | undefined,
     readonly logLevel: LoggingLevel | undefined,
-    readonly auth: AuthInfo | undefined,
+    /** The connection the request arrived on. */
+    readonly connection: { readonly auth?: AuthInfo },
     private readonly services: ModernServices,
   ) {
     this.behaviourVersion = protocolVersion;
     this.clientInfo = clientInfo ?? UNKNOWN_CLIENT;
+  }
+
+  /** Who is calling, when the transport authenticated it (read at request time). */
+  get auth(): AuthInfo | undefined {
+    return this.connection.auth;
   }
 
   listRoots(_inbound: InboundRequest): Promise<Root[]> {

@@ -156,11 +156,17 @@ export class StatelessDispatcher {
     }
     const complete = reuse(Method.CompletionComplete);
     if (complete) m.set(Method.CompletionComplete, complete);
-    m.set(ModernMethod.SubscriptionsListen, (params, inbound) => this.hub.listen(params, inbound));
+    m.set(ModernMethod.SubscriptionsListen, (params, inbound, call) =>
+      this.hub.listen(params, inbound, (call as ModernCall).connection),
+    );
   }
 
-  /** Serves one stateless-era request that arrived on a connection authenticated as `auth`. */
-  handle(request: JSONRPCRequest, inbound: InboundRequest, auth: AuthInfo | undefined): Promise<Result> {
+  /** Serves one stateless-era request that arrived on `connection` (its `auth`: who is calling). */
+  handle(
+    request: JSONRPCRequest,
+    inbound: InboundRequest,
+    connection: { readonly auth?: AuthInfo },
+  ): Promise<Result> {
     const params = request.params;
     const meta = params?._meta as Record<string, unknown>;
     const version = meta[MetaKey.ProtocolVersion];
@@ -207,7 +213,7 @@ export class StatelessDispatcher {
       capabilities as ClientCapabilities,
       isObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
       level,
-      auth,
+      connection,
       this.services,
     );
     let outcome: Result | Promise<Result>;
@@ -332,9 +338,8 @@ export class StatelessDispatcher {
       }
       // The handler needed a capability the request did not declare, and did not recover.
       if (round.missing && (failed || (result as { isError?: unknown } | undefined)?.isError === true)) {
-        const text = failed && failure instanceof Error ? failure.message : undefined;
         throw new MissingRequiredClientCapabilityError(
-          text ?? `${method} needs client capabilities this request did not declare`,
+          `Missing required client capability: ${round.missingMessage ?? `${method} needs client capabilities this request did not declare`}`,
           { requiredCapabilities: round.missing },
         );
       }

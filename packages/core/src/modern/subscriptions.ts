@@ -13,6 +13,8 @@ import {
 /** One open `subscriptions/listen` stream. */
 interface Listener {
   readonly id: RequestId;
+  /** The connection the stream runs on. */
+  readonly connection: object;
   readonly filter: SubscriptionFilter;
   readonly inbound: InboundRequest;
   readonly end: () => void;
@@ -45,7 +47,11 @@ export class SubscriptionHub {
   }
 
   /** Serves one `subscriptions/listen` request; resolves when the stream ends. */
-  listen(params: Record<string, unknown> | undefined, inbound: InboundRequest): Promise<Result> {
+  listen(
+    params: Record<string, unknown> | undefined,
+    inbound: InboundRequest,
+    connection: object,
+  ): Promise<Result> {
     const requested = params?.notifications;
     if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
       throw new InvalidParamsError(
@@ -79,6 +85,7 @@ export class SubscriptionHub {
       let done = false;
       const listener: Listener = {
         id,
+        connection,
         filter: honoured,
         inbound,
         end: () => {
@@ -120,9 +127,18 @@ export class SubscriptionHub {
     return sends;
   }
 
-  /** Ends every stream with its final result (server shutdown). */
-  endAll(): void {
-    for (const listener of [...this.listeners]) listener.end();
+  /** Ends every stream (of one connection, when given) with its final result: shutdown. */
+  endAll(connection?: object): void {
+    for (const listener of [...this.listeners]) {
+      if (connection === undefined || listener.connection === connection) listener.end();
+    }
+  }
+
+  /** Number of open streams on `connection`. */
+  countOn(connection: object): number {
+    let count = 0;
+    for (const listener of this.listeners) if (listener.connection === connection) count++;
+    return count;
   }
 
   private send(listener: Listener, method: string, params: Record<string, unknown> = {}): Promise<void> {

@@ -159,5 +159,12 @@ export function buildPrompt(
     target.enhancers(propertyKey),
     target.globals,
   );
-  return Object.freeze({ name, descriptor: deepFreeze(wire), source, handler, completers });
+  return Object.freeze({
+    name,
+    descriptor: deepFreeze(wire),
+    source,
+    handler,
+    completers,
+    cache: options.cache,
+  });
 }

@@ -121,7 +121,13 @@ export function buildResource(
     }
     const wire = commonWire<Resource>({ uri: options.uri, name }, options);
     if (options.size !== undefined) wire.size = options.size;
-    return Object.freeze({ uri: options.uri, descriptor: deepFreeze(wire), source, handler });
+    return Object.freeze({
+      uri: options.uri,
+      descriptor: deepFreeze(wire),
+      source,
+      handler,
+      cache: options.cache,
+    });
   }
 
   if (options.size !== undefined) {
@@ -176,5 +182,6 @@ export function buildResource(
     handler,
     lister,
     completers: extras.completers,
+    cache: options.cache,
   });
 }

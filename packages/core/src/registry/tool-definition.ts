@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@gantry/protocol';
 import type { CacheHint } from '../modern/cache-hint';
+import type { HeaderParam } from '../modern/mcp-header';
 import type { CompiledHandler } from './compiled-handler';
 
 /** A tool as the registry holds it: frozen, with its wire descriptor and compiled pipeline. */
@@ -13,4 +14,6 @@ export interface ToolDefinition {
   /** Stateless-era caching hints from the decorator. */
   readonly cache?: CacheHint;
   readonly handler: CompiledHandler<CallToolResult>;
+  /** Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked at bootstrap. */
+  readonly headers?: readonly HeaderParam[];
 }

@@ -13,6 +13,7 @@ import { explainMissing } from '../execution/missing-arguments';
 import { planOutput } from '../execution/tool-output';
 import { toCallToolResult, toolErrorResult } from '../execution/tool-result';
 import { DESIGN_PARAMTYPES } from '../metadata/keys';
+import { collectHeaderParams, type HeaderParam } from '../modern/mcp-header';
 import {
   type ArgsValidator,
   compileClassValidator,
@@ -155,6 +156,12 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
   }
   const argsParam = params.find((p): p is Extract<ParamDescriptor, { kind: 'args' }> => p.kind === 'args');
   const input = planInput(target, descriptor, where, argsParam);
+  let headers: HeaderParam[];
+  try {
+    headers = collectHeaderParams(input.schema);
+  } catch (error) {
+    throw scanError(LocalErrorCode.InvalidDecorator, `${where}: ${(error as Error).message}`);
+  }
   const output = options.output === undefined ? undefined : planOutput(options.output, name, where);
 
   const wire: Tool = { name, inputSchema: input.schema };
@@ -192,5 +199,12 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
     target.enhancers(propertyKey),
     target.globals,
   );
-  return Object.freeze({ name, source, descriptor: deepFreeze(wire), handler });
+  return Object.freeze({
+    name,
+    source,
+    descriptor: deepFreeze(wire),
+    handler,
+    cache: options.cache,
+    headers: headers.length > 0 ? Object.freeze(headers) : undefined,
+  });
 }

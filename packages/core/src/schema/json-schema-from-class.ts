@@ -16,7 +16,7 @@ import {
   type SchemaDraft,
 } from './known-constraints';
 import { CONDITIONAL_VALIDATION, NESTED_VALIDATION } from './metadata-sources';
-import { getTitle } from './schema-keys';
+import { getHeaderName, getTitle } from './schema-keys';
 
 type Schema = Record<string, unknown>;
 
@@ -142,6 +142,8 @@ function propertySchema(model: DtoModel, property: PropertyModel): Schema {
   const fills = property.initial !== undefined && (property.initial !== null || property.optional);
   const initial = fills ? jsonCopy(property.initial) : undefined;
   if (initial) entries.push(['default', initial.value]);
+  const header = getHeaderName(model.dto.prototype, property.name);
+  if (header !== undefined) entries.push(['x-mcp-header', header]);
   return Object.fromEntries(entries);
 }
 

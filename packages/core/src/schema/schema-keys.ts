@@ -35,6 +35,15 @@ export function getParameterDescriptions(
   return descriptions instanceof Map ? (descriptions as ReadonlyMap<number, string>) : undefined;
 }
 
+/** The `Mcp-Param-*` header a DTO property is mirrored into (`@Header`, 2026-07-28 `x-mcp-header`). */
+export const HEADER_METADATA = Symbol('gantry:mcp-header');
+
+/** The `@Header` name of a DTO property, inherited ones too. */
+export function getHeaderName(target: object, propertyKey: string | symbol): string | undefined {
+  const name: unknown = Reflect.getMetadata(HEADER_METADATA, target, propertyKey);
+  return typeof name === 'string' ? name : undefined;
+}
+
 /** The display title of a DTO property (`@Title`). */
 export const TITLE_METADATA = Symbol('gantry:title');
 /** Value → display title, for the allowed values of a DTO property (`@OptionTitles`). */

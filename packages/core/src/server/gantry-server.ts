@@ -219,12 +219,12 @@ export class GantryServer {
   }
 
   /**
-   * Ends every stateless-era listen stream with its final result (`resultType: "complete"`),
-   * and waits until those results are handed to the transports.
+   * Ends the stateless-era listen streams (of one connection, when given) with their final
+   * result (`resultType: "complete"`), and waits until those results reach the transports.
    */
-  async endSubscriptions(): Promise<void> {
-    if (this.hub.size === 0) return;
-    this.hub.endAll();
+  async endSubscriptions(connection?: ServerSession): Promise<void> {
+    if (connection === undefined ? this.hub.size === 0 : this.hub.countOn(connection) === 0) return;
+    this.hub.endAll(connection);
     await new Promise((resolve) => setImmediate(resolve));
   }
 

@@ -173,7 +173,7 @@ export class ServerSession implements ContextSession {
   private handle(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
     const method = request.method;
     // 2026-07-28: a request that describes itself in _meta is served statelessly, on any connection.
-    if (isModernRequest(request)) return this.server.stateless.handle(request, inbound, this.auth);
+    if (isModernRequest(request)) return this.server.stateless.handle(request, inbound, this);
     if (method === ModernMethod.ServerDiscover || method === ModernMethod.SubscriptionsListen) {
       throw new InvalidParamsError(
         `Invalid params: ${method} is a ${LATEST_MODERN_PROTOCOL_VERSION} method; its _meta must carry "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}"`,

@@ -1,0 +1,182 @@
+import type { ToolDefinition } from '@gantry/core';
+import {
+  decodeHeaderValue,
+  ErrorCode,
+  isModernVersion,
+  type JSONRPCRequest,
+  MetaKey,
+  Method,
+  MODERN_PROTOCOL_VERSIONS,
+} from '@gantry/protocol';
+import type { FastifyRequest } from 'fastify';
+
+/** An HTTP answer to a request that failed a transport check. */
+export interface HttpProblem {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True when a POST belongs to the stateless era (2026-07-28): its body's `_meta` names a
+ * protocol version, or its `MCP-Protocol-Version` header names a modern one. `initialize`
+ * always opens the session era (README §3.1 of the spec digest).
+ */
+export function isModernPost(body: unknown, versionHeader: string | undefined): boolean {
+  if (!isObject(body)) return false;
+  if (body.method === Method.Initialize) return false;
+  const meta = isObject(body.params) ? body.params._meta : undefined;
+  if (isObject(meta) && MetaKey.ProtocolVersion in meta) return true;
+  return isModernVersion(versionHeader);
+}
+
+/** The HTTP status of a stateless-era JSON-RPC error (transports.md §4.7). */
+export function modernStatus(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+/** Visible ASCII and space: what a mirrored header value may contain once encoded. */
+const HEADER_TEXT = /^[\x20-\x7e]*$/;
+
+const mismatch = (message: string): HttpProblem => ({
+  status: 400,
+  code: ErrorCode.HeaderMismatch,
+  message: `Header mismatch: ${message}`,
+});
+
+/** Compares a header value with the body value it mirrors: strings exactly, integers numerically. */
+function sameValue(headerValue: string, body: unknown): boolean {
+  if (typeof body === 'string') return headerValue === body;
+  if (typeof body === 'number') return headerValue.trim() !== '' && Number(headerValue) === body;
+  if (typeof body === 'boolean') return headerValue === String(body);
+  return false;
+}
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (!isObject(value)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+/** The body field `Mcp-Name` mirrors, per method. */
+function nameOf(request: JSONRPCRequest): { field: string; value: unknown } | undefined {
+  switch (request.method) {
+    case Method.ToolsCall:
+    case Method.PromptsGet:
+      return { field: 'params.name', value: request.params?.name };
+    case Method.ResourcesRead:
+      return { field: 'params.uri', value: request.params?.uri };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The transport checks of a stateless-era request, in the spec's order: the version header and
+ * `_meta` agree and are supported, the required `_meta` keys are there, and `Mcp-Method`,
+ * `Mcp-Name` and `Mcp-Param-*` mirror the body. Undefined when everything holds.
+ */
+export function modernRequestProblem(
+  request: FastifyRequest,
+  message: JSONRPCRequest,
+  tool: (name: string) => ToolDefinition | undefined,
+): HttpProblem | undefined {
+  const versionHeader = header(request, 'mcp-protocol-version');
+  const meta = message.params?._meta as Record<string, unknown> | undefined;
+  const version = isObject(meta) ? meta[MetaKey.ProtocolVersion] : undefined;
+  if (versionHeader === undefined) {
+    return mismatch('the MCP-Protocol-Version header is required on every 2026-07-28 request');
+  }
+  if (typeof version !== 'string') {
+    return {
+      status: 400,
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: _meta["${MetaKey.ProtocolVersion}"] is required on every 2026-07-28 request`,
+    };
+  }
+  if (versionHeader !== version) {
+    return mismatch(
+      `MCP-Protocol-Version is ${JSON.stringify(versionHeader)} but _meta names ${JSON.stringify(version)}`,
+    );
+  }
+  if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
+    return {
+      status: 400,
+      code: ErrorCode.UnsupportedProtocolVersion,
+      message: `Unsupported protocol version: ${version}`,
+      data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+    };
+  }
+  if (!isObject(meta?.[MetaKey.ClientCapabilities])) {
+    return {
+      status: 400,
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: _meta["${MetaKey.ClientCapabilities}"] is required on every ${version} request (an object; {} declares none)`,
+    };
+  }
+  const method = header(request, 'mcp-method');
+  if (method === undefined) return mismatch('the Mcp-Method header is required');
+  if (method !== message.method) {
+    return mismatch(
+      `Mcp-Method is ${JSON.stringify(method)} but the body calls ${JSON.stringify(message.method)}`,
+    );
+  }
+  const named = nameOf(message);
+  if (named) {
+    const raw = header(request, 'mcp-name');
+    if (raw === undefined) return mismatch(`the Mcp-Name header is required for ${message.method}`);
+    if (!HEADER_TEXT.test(raw)) return mismatch('Mcp-Name has characters a header value may not carry');
+    if (!sameValue(decodeHeaderValue(raw), named.value)) {
+      return mismatch(`Mcp-Name does not match ${named.field}`);
+    }
+  }
+  if (message.method === Method.ToolsCall && typeof message.params?.name === 'string') {
+    const params = tool(message.params.name)?.headers;
+    const args = message.params.arguments;
+    for (const param of params ?? []) {
+      const name = `mcp-param-${param.name.toLowerCase()}`;
+      const raw = header(request, name);
+      const value = valueAt(args, param.path);
+      const present = value !== undefined && value !== null;
+      if (raw === undefined) {
+        if (present)
+          return mismatch(
+            `the Mcp-Param-${param.name} header is required: the argument '${param.path.join('.')}' has a value`,
+          );
+        continue;
+      }
+      if (!HEADER_TEXT.test(raw))
+        return mismatch(`Mcp-Param-${param.name} has characters a header value may not carry`);
+      if (!present)
+        return mismatch(
+          `Mcp-Param-${param.name} was sent but the argument '${param.path.join('.')}' has no value`,
+        );
+      if (!sameValue(decodeHeaderValue(raw), value)) {
+        return mismatch(`Mcp-Param-${param.name} does not match the argument '${param.path.join('.')}'`);
+      }
+    }
+  }
+  return undefined;
+}
