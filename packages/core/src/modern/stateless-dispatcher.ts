@@ -19,6 +19,7 @@ import {
   type Result,
   type ServerCapabilities,
   UnsupportedProtocolVersionError,
+  UrlElicitationRequiredError,
 } from '@gantry/protocol';
 import { isLoggingLevel, LOG_LEVELS } from '../context/log-levels';
 import type { Logger } from '../logger';
@@ -271,6 +272,38 @@ export class StatelessDispatcher {
     return { ttlMs, scope };
   }
 
+  /** `input_required` with the URL elicitations a handler threw (the session era's −32042). */
+  private urlInputRequired(
+    method: string,
+    digest: string,
+    principal: string | null,
+    answers: unknown[],
+    rounds: number,
+    error: UrlElicitationRequiredError,
+  ): Result {
+    if (rounds + 1 > this.settings.maxRounds) {
+      throw new InternalError(
+        `Internal error: ${method} asked the client for input more than ${this.settings.maxRounds} times (stateless.maxInputRounds)`,
+      );
+    }
+    const inputRequests: Record<string, unknown> = {};
+    error.elicitations.forEach((elicitation, i) => {
+      inputRequests[`${URL_KEY}${rounds + 1}-${i + 1}`] = {
+        method: Method.ElicitationCreate,
+        params: { mode: 'url', message: elicitation.message, url: elicitation.url },
+      };
+    });
+    return {
+      resultType: 'input_required',
+      inputRequests,
+      requestState: this.codec.issue(method, digest, principal, {
+        answers,
+        expected: Object.keys(inputRequests),
+        rounds: rounds + 1,
+      }),
+    } as Result;
+  }
+
   /**
    * Wraps `tools/call`, `prompts/get` and `resources/read`: replays the answers in
    * `requestState` + `inputResponses`, runs the handler, and answers `input_required` when the
@@ -300,7 +333,8 @@ export class StatelessDispatcher {
               `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
             );
           }
-          given.push(responses[key]);
+          // Answers to a thrown UrlElicitationRequiredError are consent only: the handler checks its own state.
+          if (!key.startsWith(URL_KEY)) given.push(responses[key]);
         }
         answers = [...prior.answers, ...given];
         rounds = prior.rounds;
@@ -343,6 +377,10 @@ export class StatelessDispatcher {
           { requiredCapabilities: round.missing },
         );
       }
+      // 2026-07-28 retired −32042: the URL elicitations become input requests of this result.
+      if (failed && failure instanceof UrlElicitationRequiredError && failure.elicitations.length > 0) {
+        return this.urlInputRequired(method, digest, principal, answers, rounds, failure);
+      }
       if (failed) throw failure;
       if (method === Method.ResourcesRead && result) {
         return withHint(result, this.readHint(String(params?.uri), call.auth));
@@ -351,6 +389,8 @@ export class StatelessDispatcher {
     };
   }
 }
+
+const URL_KEY = 'url-';
 
 function withHint(result: Result, hint: Required<CacheHint>): Result {
   return { ...result, ttlMs: hint.ttlMs, cacheScope: hint.scope };
