@@ -5,6 +5,7 @@ import {
   ErrorCode,
   type Implementation,
   type InboundRequest,
+  type InputRequests,
   InternalError,
   InvalidParamsError,
   type JSONRPCRequest,
@@ -272,36 +273,16 @@ export class StatelessDispatcher {
     return { ttlMs, scope };
   }
 
-  /** `input_required` with the URL elicitations a handler threw (the session era's −32042). */
-  private urlInputRequired(
-    method: string,
-    digest: string,
-    principal: string | null,
-    answers: unknown[],
-    rounds: number,
-    error: UrlElicitationRequiredError,
-  ): Result {
-    if (rounds + 1 > this.settings.maxRounds) {
-      throw new InternalError(
-        `Internal error: ${method} asked the client for input more than ${this.settings.maxRounds} times (stateless.maxInputRounds)`,
-      );
-    }
-    const inputRequests: Record<string, unknown> = {};
+  /** The input requests for the URL elicitations a handler threw (the session era's −32042). */
+  private static urlInputRequests(round: number, error: UrlElicitationRequiredError): InputRequests {
+    const requests: InputRequests = {};
     error.elicitations.forEach((elicitation, i) => {
-      inputRequests[`${URL_KEY}${rounds + 1}-${i + 1}`] = {
+      requests[`${URL_KEY}${round}-${i + 1}`] = {
         method: Method.ElicitationCreate,
         params: { mode: 'url', message: elicitation.message, url: elicitation.url },
       };
     });
-    return {
-      resultType: 'input_required',
-      inputRequests,
-      requestState: this.codec.issue(method, digest, principal, {
-        answers,
-        expected: Object.keys(inputRequests),
-        rounds: rounds + 1,
-      }),
-    } as Result;
+    return requests;
   }
 
   /**
@@ -313,13 +294,17 @@ export class StatelessDispatcher {
     const salient = SALIENT[method];
     return async (params, inbound, session) => {
       const call = session as ModernCall;
-      const digest = RequestStateCodec.digest(method, salient(params));
-      const principal = principalDigest(call.auth);
+      // Computed only when a state is opened or issued: most calls need neither.
+      const binding = () => ({
+        digest: RequestStateCodec.digest(method, salient(params)),
+        principal: principalDigest(call.auth),
+      });
       const responses = params?.inputResponses;
       const state = params?.requestState;
       let answers: unknown[] = [];
       let rounds = 0;
       if (state !== undefined) {
+        const { digest, principal } = binding();
         const prior = this.codec.open(state, method, digest, principal);
         if (!isObject(responses)) {
           throw new InvalidParamsError(
@@ -354,22 +339,22 @@ export class StatelessDispatcher {
         failure = error;
         failed = true;
       }
-      if (round.pending.size > 0) {
+      /** Ends this try with `input_required`: the requests, and a state for the retry. */
+      const inputRequired = (inputRequests: InputRequests): Result => {
         if (rounds + 1 > this.settings.maxRounds) {
           throw new InternalError(
             `Internal error: ${method} asked the client for input more than ${this.settings.maxRounds} times (stateless.maxInputRounds)`,
           );
         }
-        return {
-          resultType: 'input_required',
-          inputRequests: round.inputRequests,
-          requestState: this.codec.issue(method, digest, principal, {
-            answers,
-            expected: [...round.pending.keys()],
-            rounds: rounds + 1,
-          }),
-        } as Result;
-      }
+        const { digest, principal } = binding();
+        const requestState = this.codec.issue(method, digest, principal, {
+          answers,
+          expected: Object.keys(inputRequests),
+          rounds: rounds + 1,
+        });
+        return { resultType: 'input_required', inputRequests, requestState } as Result;
+      };
+      if (round.pending.size > 0) return inputRequired(round.inputRequests);
       // The handler needed a capability the request did not declare, and did not recover.
       if (round.missing && (failed || (result as { isError?: unknown } | undefined)?.isError === true)) {
         throw new MissingRequiredClientCapabilityError(
@@ -379,7 +364,7 @@ export class StatelessDispatcher {
       }
       // 2026-07-28 retired −32042: the URL elicitations become input requests of this result.
       if (failed && failure instanceof UrlElicitationRequiredError && failure.elicitations.length > 0) {
-        return this.urlInputRequired(method, digest, principal, answers, rounds, failure);
+        return inputRequired(StatelessDispatcher.urlInputRequests(rounds + 1, failure));
       }
       if (failed) throw failure;
       if (method === Method.ResourcesRead && result) {
