@@ -101,8 +101,10 @@ export class RequestStateCodec {
     const dot = token.indexOf('.');
     const body = dot > 0 ? token.slice(0, dot) : '';
     const mac = dot > 0 ? token.slice(dot + 1) : '';
-    const expected = Buffer.from(this.sign(body), 'base64url');
-    const given = Buffer.from(mac, 'base64url');
+    // The signature's text is compared, not its decoded bytes: base64url decoding ignores the
+    // spare bits of the last character, and an altered state must never pass.
+    const expected = Buffer.from(this.sign(body), 'utf8');
+    const given = Buffer.from(mac, 'utf8');
     if (body === '' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new InvalidParamsError(
         'Invalid params: requestState failed its integrity check; it was altered or issued by a server with another key. Send the request again without requestState and inputResponses',

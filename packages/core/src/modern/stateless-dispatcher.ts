@@ -218,6 +218,9 @@ export class StatelessDispatcher {
       connection,
       this.services,
     );
+    // Only the round-trip methods may ask for input; elsewhere ctx.elicit() & co. refuse, and
+    // the server never writes a request of its own in this era.
+    if (!SALIENT[request.method]) call.inputRound = new InputRound([], false, request.method);
     let outcome: Result | Promise<Result>;
     try {
       outcome = handler(params, inbound, call);
@@ -318,6 +321,12 @@ export class StatelessDispatcher {
               `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
             );
           }
+          const problem = answerProblem(key, responses[key] as Record<string, unknown>);
+          if (problem) {
+            throw new InvalidParamsError(
+              `Invalid params: the answer to the input request ${JSON.stringify(key)} ${problem}`,
+            );
+          }
           // Answers to a thrown UrlElicitationRequiredError are consent only: the handler checks its own state.
           if (!key.startsWith(URL_KEY)) given.push(responses[key]);
         }
@@ -376,6 +385,23 @@ export class StatelessDispatcher {
 }
 
 const URL_KEY = 'url-';
+
+/** What is wrong with the shape of an answer, judged by the kind of input request it answers. */
+function answerProblem(key: string, answer: Record<string, unknown>): string | undefined {
+  if (key.startsWith('elicitation-') || key.startsWith(URL_KEY)) {
+    const action = answer.action;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+      return `needs "action": "accept", "decline" or "cancel" (an ElicitResult), got ${JSON.stringify(action)}`;
+    if (answer.content !== undefined && !isObject(answer.content))
+      return 'has a "content" that is not an object';
+  } else if (key.startsWith('sampling-')) {
+    if (typeof answer.role !== 'string' || typeof answer.content !== 'object' || answer.content === null)
+      return 'needs "role" and "content" (a CreateMessageResult)';
+  } else if (key.startsWith('roots-')) {
+    if (!Array.isArray(answer.roots)) return 'needs "roots", an array (a ListRootsResult)';
+  }
+  return undefined;
+}
 
 function withHint(result: Result, hint: Required<CacheHint>): Result {
   return { ...result, ttlMs: hint.ttlMs, cacheScope: hint.scope };

@@ -46,6 +46,8 @@ export class StdioServerTransport implements Transport {
   /** When each request in flight last sent a notification (progress, log). */
   private readonly lastNotified = new Map<RequestId, number>();
   private flushScheduled = false;
+  /** Responses held back behind their notifications; written at once when the transport closes. */
+  private readonly delayed = new Map<NodeJS.Timeout, string>();
   private waitingForDrain = false;
   private closed = false;
   private restoreStdout?: () => void;
@@ -104,7 +106,11 @@ export class StdioServerTransport implements Transport {
             // the responses of the same read, so progress that arrives together with its
             // response is dropped. Leave the client time to read the notifications first.
             const line = encodeLine(message);
-            setTimeout(() => this.enqueue(line), wait);
+            const timer = setTimeout(() => {
+              this.delayed.delete(timer);
+              this.enqueue(line);
+            }, wait);
+            this.delayed.set(timer, line);
             return;
           }
         }
@@ -123,8 +129,18 @@ export class StdioServerTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.releaseDelayed();
     this.flush();
     this.finish();
+  }
+
+  /** Writes the held-back responses now, in the order they were sent. */
+  private releaseDelayed(): void {
+    for (const [timer, line] of this.delayed) {
+      clearTimeout(timer);
+      if (!this.closed) this.queued.push(line);
+    }
+    this.delayed.clear();
   }
 
   private readonly flush = (): void => {
@@ -153,6 +169,7 @@ export class StdioServerTransport implements Transport {
 
   private finish(error?: Error): void {
     if (this.closed) return;
+    this.releaseDelayed();
     if (this.queued.length > 0) this.flush();
     this.closed = true;
     this.input.off('data', this.onData);

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { type GantryApplication, type StdioOptions, stdio } from '@gantry/core';
+import { type GantryApplication, type StdioOptions, StdioServerTransport, stdio } from '@gantry/core';
+import type { AuthInfo } from '@gantry/protocol';
 
 /** A raw line-level connection to an app through its real stdio transport. */
 export interface Wire {
@@ -11,6 +12,8 @@ export interface Wire {
   silentFor(ms: number): Promise<boolean>;
   /** Ends the input stream, as a client closing stdin does. */
   end(): void;
+  /** Every line the server wrote so far, parsed, in order (read or not). */
+  readonly seen: readonly any[];
 }
 
 export async function openWire(
@@ -20,7 +23,27 @@ export async function openWire(
   const input = new PassThrough();
   const output = new PassThrough();
   await app.listen(stdio({ input, output, closeOnEnd: false, ...options }));
+  return wireOn(input, output);
+}
+
+/**
+ * Like `openWire`, but through `app.connect()`, so the connection can carry what an
+ * authenticating transport would (`auth`). Still the real stdio transport and framing.
+ */
+export async function connectWire(
+  app: GantryApplication,
+  connect: { auth?: AuthInfo } = {},
+  options: Pick<StdioOptions, 'maxLineBytes' | 'notificationGapMs'> = {},
+): Promise<Wire> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  await app.connect(new StdioServerTransport(input, output, options), connect);
+  return wireOn(input, output);
+}
+
+function wireOn(input: PassThrough, output: PassThrough): Wire {
   const lines: string[] = [];
+  const seen: any[] = [];
   const waiters: ((line: string) => void)[] = [];
   let buffered = '';
   output.on('data', (chunk: Buffer) => {
@@ -29,6 +52,7 @@ export async function openWire(
     while (newline !== -1) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
+      seen.push(JSON.parse(line));
       const waiter = waiters.shift();
       if (waiter) waiter(line);
       else lines.push(line);
@@ -36,6 +60,7 @@ export async function openWire(
     }
   });
   return {
+    seen,
     send(raw) {
       if (Buffer.isBuffer(raw)) input.write(raw);
       else if (typeof raw === 'string') input.write(raw.endsWith('\n') ? raw : `${raw}\n`);
@@ -45,14 +70,17 @@ export async function openWire(
       const line = lines.shift();
       if (line !== undefined) return Promise.resolve(JSON.parse(line));
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no line from the server within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-        waiters.push((l) => {
+        const waiter = (l: string) => {
           clearTimeout(timer);
           resolve(JSON.parse(l));
-        });
+        };
+        const timer = setTimeout(() => {
+          // A timed-out reader must not swallow the next line.
+          const index = waiters.indexOf(waiter);
+          if (index !== -1) waiters.splice(index, 1);
+          reject(new Error(`no line from the server within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.push(waiter);
       });
     },
     async silentFor(ms) {
