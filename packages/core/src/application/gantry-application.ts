@@ -109,6 +109,22 @@ export class GantryApplication {
   }
 
   /**
+   * Closes the app gracefully when the process receives one of `signals` (default SIGTERM and
+   * SIGINT): listen streams get their final result, in-flight calls are cancelled, shutdown
+   * hooks run, and then the process ends with that signal as it would have without a handler.
+   */
+  enableShutdownHooks(signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): this {
+    const onSignal = (signal: NodeJS.Signals) => {
+      for (const s of signals) process.off(s, onSignal);
+      this.close(signal)
+        .catch((error) => this.logger.error('Error while shutting down:', error))
+        .finally(() => process.kill(process.pid, signal));
+    };
+    for (const signal of signals) process.once(signal, onSignal);
+    return this;
+  }
+
+  /**
    * Graceful shutdown: stops the listeners, closes every connection (in-flight calls are
    * cancelled through their `AbortSignal`), then runs `onModuleDestroy` and
    * `onApplicationShutdown` hooks. Calling it again returns the same promise.
