@@ -209,7 +209,7 @@ describe('decorator and option checks', () => {
   @Module({ providers: [Nothing] })
   class NothingModule {}
 
-  test('a requestState key shorter than 32 bytes is refused; none at all warns once', async () => {
+  test('a requestState key shorter than 32 bytes is refused', async () => {
     await expect(
       GantryFactory.create(NothingModule, {
         name: 'x',
@@ -218,6 +218,9 @@ describe('decorator and option checks', () => {
         stateless: { requestStateKey: 'short' },
       }),
     ).rejects.toThrow(/requestStateKey must be at least 32 bytes/);
+  });
+
+  test('without a key, network listeners warn once that multi-node needs a shared one; with a key, never', async () => {
     const warnings: string[] = [];
     const logger: Logger = {
       error: () => undefined,
@@ -229,11 +232,21 @@ describe('decorator and option checks', () => {
     delete process.env.GANTRY_STATE_KEY;
     try {
       const app = await GantryFactory.create(NothingModule, { name: 'x', version: '1', logger });
+      // Bootstrap alone (a stdio server) says nothing: one process per client needs no shared key.
+      expect(warnings).toEqual([]);
+      app.server.stateless.warnIfKeyIsEphemeral();
+      app.server.stateless.warnIfKeyIsEphemeral();
+      expect(warnings).toEqual([expect.stringContaining('GANTRY_STATE_KEY')]);
       await app.close();
+      process.env.GANTRY_STATE_KEY = 'x'.repeat(32);
+      const keyed = await GantryFactory.create(NothingModule, { name: 'x', version: '1', logger });
+      keyed.server.stateless.warnIfKeyIsEphemeral();
+      expect(warnings).toHaveLength(1);
+      await keyed.close();
     } finally {
-      if (previous !== undefined) process.env.GANTRY_STATE_KEY = previous;
+      if (previous === undefined) delete process.env.GANTRY_STATE_KEY;
+      else process.env.GANTRY_STATE_KEY = previous;
     }
-    expect(warnings).toEqual([expect.stringContaining('GANTRY_STATE_KEY')]);
   });
 
   test('an app cache option is checked', async () => {

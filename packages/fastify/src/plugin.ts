@@ -66,6 +66,7 @@ function replyHeaders(reply: FastifyReply): Record<string, string> {
 async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions): Promise<void> {
   const options = resolveOptions(raw);
   const { app, path } = options;
+  app.server.stateless.warnIfKeyIsEphemeral();
   const sessions = new SessionStore(options.idleTimeoutMs);
   const authByRequest = new WeakMap<FastifyRequest, AuthInfo>();
   const mcpPath = `${fastify.prefix}${path}`;
@@ -294,8 +295,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     const session = await openSession(undefined, authByRequest.get(request), true);
     live.add(session);
     reply.raw.on('close', () => {
-      live.delete(session);
-      void session.close();
+      if (reply.raw.writableFinished) { live.delete(session); void session.close(); }
     });
     session.post(body, [message.id], reply, stepUpFor(request, reply), {
       prime: false,

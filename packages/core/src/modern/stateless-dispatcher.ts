@@ -39,7 +39,7 @@ export interface StatelessOptions {
   /**
    * Key that signs `requestState` (HMAC-SHA256), at least 32 bytes. Every node that may get a
    * retry needs the same key. Default: `GANTRY_STATE_KEY` from the environment, else a random
-   * per-process key (one node only; a warning says so at startup).
+   * per-process key (one node only: HTTP and WebSocket servers warn about it at startup).
    */
   requestStateKey?: string | Uint8Array;
   /** How long a client has to answer an `input_required` result; default 10 minutes. */
@@ -52,6 +52,8 @@ export interface StatelessOptions {
 
 interface Resolved {
   readonly key: Buffer;
+  /** A random key of this process: retries must come back to this process. */
+  readonly ephemeral: boolean;
   readonly ttlMs: number;
   readonly maxRounds: number;
   readonly serverInfo: boolean;
@@ -61,19 +63,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Resolves the stateless options; `warn` hears about a key that only suits one node. */
-export function resolveStatelessOptions(
-  options: StatelessOptions = {},
-  warn: (message: string) => void,
-): Resolved {
+/** Resolves the stateless options. */
+export function resolveStatelessOptions(options: StatelessOptions = {}): Resolved {
   let key: Buffer;
+  let ephemeral = false;
   const given = options.requestStateKey ?? process.env.GANTRY_STATE_KEY;
   if (given === undefined || given === '') {
     key = RequestStateCodec.randomKey();
-    warn(
-      'No requestState key is configured, so a random per-process key signs stateless-era (2026-07-28) input rounds. ' +
-        'With more than one server node, set { stateless: { requestStateKey } } or GANTRY_STATE_KEY to one shared secret of at least 32 bytes.',
-    );
+    ephemeral = true;
   } else {
     key = typeof given === 'string' ? Buffer.from(given, 'utf8') : Buffer.from(given);
     if (key.length < 32) {
@@ -88,7 +85,7 @@ export function resolveStatelessOptions(
   const maxRounds = options.maxInputRounds ?? 8;
   if (!Number.isInteger(maxRounds) || maxRounds < 1)
     throw new RangeError(`stateless.maxInputRounds must be a positive integer, got ${String(maxRounds)}`);
-  return { key, ttlMs, maxRounds, serverInfo: options.serverInfoInResults ?? true };
+  return { key, ephemeral, ttlMs, maxRounds, serverInfo: options.serverInfoInResults ?? true };
 }
 
 /** The salient params a `requestState` is bound to, per method. */
@@ -112,6 +109,7 @@ export class StatelessDispatcher {
   private readonly methods = new Map<string, MethodHandler>();
   private readonly codec: RequestStateCodec;
   private readonly settings: Resolved;
+  private warned = false;
   private readonly cache: Required<{ [K in keyof CacheDefaults]: Required<CacheHint> }>;
 
   constructor(
@@ -124,9 +122,9 @@ export class StatelessDispatcher {
     cache: CacheDefaults | undefined,
     private readonly hub: SubscriptionHub,
     private readonly services: ModernServices,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
-    this.settings = resolveStatelessOptions(options, (message) => logger.warn(message));
+    this.settings = resolveStatelessOptions(options);
     this.codec = new RequestStateCodec({ key: this.settings.key, ttlMs: this.settings.ttlMs });
     this.cache = {
       discover: { ...DEFAULT_CACHE.discover, ...cache?.discover },
@@ -160,6 +158,20 @@ export class StatelessDispatcher {
     if (complete) m.set(Method.CompletionComplete, complete);
     m.set(ModernMethod.SubscriptionsListen, (params, inbound, call) =>
       this.hub.listen(params, inbound, (call as ModernCall).connection),
+    );
+  }
+
+  /**
+   * Called by network listeners (HTTP, WebSocket) when they start: behind a load balancer a
+   * retry may reach another node, which can verify its requestState only with a shared key.
+   * stdio is one process per client, so it never needs one.
+   */
+  warnIfKeyIsEphemeral(): void {
+    if (!this.settings.ephemeral || this.warned) return;
+    this.warned = true;
+    this.logger.warn(
+      'No requestState key is configured, so a random per-process key signs stateless-era (2026-07-28) input rounds. ' +
+        'With more than one server node, set { stateless: { requestStateKey } } or GANTRY_STATE_KEY to one shared secret of at least 32 bytes.',
     );
   }
 
