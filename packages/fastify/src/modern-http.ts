@@ -63,10 +63,13 @@ const mismatch = (message: string): HttpProblem => ({
   message: `Header mismatch: ${message}`,
 });
 
+/** A JSON number: `Number()` alone would also read `0x7`, `0b111` or `Infinity`. */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
 /** Compares a header value with the body value it mirrors: strings exactly, integers numerically. */
 function sameValue(headerValue: string, body: unknown): boolean {
   if (typeof body === 'string') return headerValue === body;
-  if (typeof body === 'number') return headerValue.trim() !== '' && Number(headerValue) === body;
+  if (typeof body === 'number') return JSON_NUMBER.test(headerValue) && Number(headerValue) === body;
   if (typeof body === 'boolean') return headerValue === String(body);
   return false;
 }

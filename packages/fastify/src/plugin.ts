@@ -223,22 +223,17 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   const gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await authenticated(request, reply))) return reply;
     const version = header(request, 'mcp-protocol-version');
-    if (version !== undefined && isModernVersion(version) && !HEADER_VERSIONS.has(version)) {
-      return sendError(
-        reply,
-        400,
-        ErrorCode.UnsupportedProtocolVersion,
-        `Unsupported protocol version: ${version}`,
-        null,
-        { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
-      );
-    }
+    // Any version we do not speak: 400 with −32022 (2026-07-28); session-era clients only need
+    // the 400. `data.supported` lists the stateless versions, which a client can simply retry
+    // with; the session era is reached through initialize instead.
     if (version !== undefined && !HEADER_VERSIONS.has(version)) {
       return sendError(
         reply,
         400,
-        ErrorCode.InvalidRequest,
-        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version: MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${[...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`,
+        null,
+        { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
       );
     }
   };
@@ -295,13 +290,21 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     const session = await openSession(undefined, authByRequest.get(request), true);
     live.add(session);
     reply.raw.on('close', () => {
-      if (reply.raw.writableFinished) { live.delete(session); void session.close(); }
+      live.delete(session);
+      void session.close();
     });
     session.post(body, [message.id], reply, stepUpFor(request, reply), {
       prime: false,
       statusOf: modernAnswerStatus,
-      // A listen stream is SSE whatever the configured mode: notifications are its point.
-      responseMode: message.method === ModernMethod.SubscriptionsListen ? 'sse' : undefined,
+      // A listen stream is SSE whatever the configured mode: notifications are its point. Other
+      // answers become SSE only once a notification precedes them, so that an error that comes
+      // first keeps its HTTP status (404, 400).
+      responseMode:
+        message.method === ModernMethod.SubscriptionsListen
+          ? 'sse'
+          : options.responseMode === 'sse'
+            ? 'auto'
+            : undefined,
     });
     return reply;
   };

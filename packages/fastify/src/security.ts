@@ -92,9 +92,14 @@ export function preflight(request: FastifyRequest, reply: FastifyReply, options:
     reply.code(204).send();
     return;
   }
+  // Mcp-Param-* names depend on the tools (x-mcp-header): allow the ones the browser asks for.
+  const requested = request.headers['access-control-request-headers'];
+  const params = (typeof requested === 'string' ? requested.split(',') : [])
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name));
   reply
     .header('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS')
-    .header('access-control-allow-headers', ALLOWED_HEADERS)
+    .header('access-control-allow-headers', [ALLOWED_HEADERS, ...new Set(params)].join(', '))
     .header('access-control-max-age', String(options.cors?.maxAgeSec ?? 600))
     .code(204)
     .send();

@@ -105,9 +105,10 @@ describe('Streamable HTTP status paths (fastify.inject)', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toEqual({
-      code: -32600,
+      code: -32022,
       message:
-        'Bad Request: unsupported MCP-Protocol-Version "1999-01-01"; supported: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05',
+        'Unsupported protocol version: MCP-Protocol-Version "1999-01-01"; supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05',
+      data: { supported: ['2026-07-28'], requested: '1999-01-01' },
     });
   });
 
