@@ -8,10 +8,15 @@ import {
   type StreamableHttpClientTransportOptions,
 } from './streamable-http-client-transport';
 
-/** Options of {@link connectHttp}: those of both transports, plus the handshake's signal. */
+/** Options of {@link connectHttp}: those of both transports, plus the handshake's signal and era. */
 export interface ConnectHttpOptions extends Omit<StreamableHttpClientTransportOptions, 'url'> {
   /** Aborts the handshake (both attempts). */
   signal?: ConnectOptions['signal'];
+  /**
+   * The protocol era (see {@link ConnectOptions.era}); default `'auto'`. HTTP+SSE carries the
+   * session era only, so `'modern'` never falls back to it.
+   */
+  era?: ConnectOptions['era'];
 }
 
 /** The connection {@link connectHttp} made, and the transport that carries it. */
@@ -23,11 +28,13 @@ export type HttpConnection =
 const FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
 
 /**
- * Connects `client` to an HTTP server of either generation, as the spec tells clients to
- * (2025-11-25 transports §"Backwards Compatibility"): POST `initialize` to `url` as
- * Streamable HTTP; if that POST fails with HTTP 400, 404 or 405, open `url` as a legacy
- * HTTP+SSE stream and expect an `endpoint` event. Other failures (network errors, 401, 500,
- * a failed handshake after a successful `initialize`) are thrown as they are.
+ * Connects `client` to an HTTP server of any generation, as the spec tells clients to
+ * (2026-07-28 and 2025-11-25 transports §"Backward Compatibility"): over Streamable HTTP,
+ * `era: 'auto'` first POSTs a stateless-era `server/discover` and, unless the answer shows a
+ * 2026-07-28 server, POSTs `initialize`; if that POST fails with HTTP 400, 404 or 405, `url`
+ * is opened as a legacy HTTP+SSE stream and an `endpoint` event expected. Other failures
+ * (network errors, 401, 500, a failed handshake after a successful `initialize`) are thrown
+ * as they are.
  *
  * @example
  * const { kind } = await connectHttp(client, 'http://127.0.0.1:3000/mcp');
@@ -38,16 +45,18 @@ export async function connectHttp(
   url: string | URL,
   options: ConnectHttpOptions = {},
 ): Promise<HttpConnection> {
-  const { signal, ...transportOptions } = options;
+  const { signal, era, ...transportOptions } = options;
   const streamable = new StreamableHttpClientTransport({ ...transportOptions, url });
   try {
-    await client.connect(streamable, { signal });
+    await client.connect(streamable, { signal, era });
     return { kind: 'streamable-http', transport: streamable };
   } catch (error) {
-    // Only `initialize` can fail as a request here: a McpError carrying an HTTP status came
-    // from its POST, not from a later step of the handshake.
+    // Only `initialize` can fail as a request here (a failed probe falls back to it): a
+    // McpError carrying an HTTP status came from its POST, not from a later step.
     const status = error instanceof McpError ? httpStatusOf(error) : undefined;
-    if (status === undefined || !FALLBACK_STATUSES.has(status) || signal?.aborted) throw error;
+    if (era === 'modern' || status === undefined || !FALLBACK_STATUSES.has(status) || signal?.aborted) {
+      throw error;
+    }
     const legacy = new SseClientTransport({
       url,
       headers: options.headers,
@@ -56,7 +65,7 @@ export async function connectHttp(
       onError: options.onError,
     });
     try {
-      await client.connect(legacy, { signal });
+      await client.connect(legacy, { signal, era: 'legacy' });
     } catch (legacyError) {
       throw new ConnectionClosedError(
         `Cannot connect to ${String(url)}: POST initialize answered HTTP ${status}, so this is not a Streamable HTTP endpoint, and the HTTP+SSE fallback failed too: ${asError(legacyError).message}`,

@@ -7,10 +7,12 @@ export {
   type ClientRequestHandler,
   type ClientRequestOptions,
   type ConnectOptions,
+  type InputRequestContext,
   type NotificationHandler,
 } from './client';
 export type { ClientTransportHooks } from './client-transport-hooks';
 export { type ConnectHttpOptions, connectHttp, type HttpConnection } from './connect-http';
+export { type CachedEra, clearEraCache, type Era, type EraPreference } from './era';
 export { DEFAULT_MAX_HTTP_MESSAGE_BYTES, type HttpHeadersOption } from './http-exchange';
 export {
   HTTP_STATUS_ERROR_CODE,
@@ -18,6 +20,7 @@ export {
   HttpStatusError,
   httpStatusOf,
 } from './http-status-error';
+export { type ParamHeader, type ParamHeaderScan, scanParamHeaders } from './param-headers';
 export { DEFAULT_RECONNECT_OPTIONS, type ReconnectOptions } from './reconnect-policy';
 export { SseClientTransport, type SseClientTransportOptions } from './sse-client-transport';
 export {
@@ -31,4 +34,10 @@ export {
   StreamableHttpClientTransport,
   type StreamableHttpClientTransportOptions,
 } from './streamable-http-client-transport';
-export { WebSocketClientTransport, type WebSocketClientTransportOptions } from './websocket-client-transport';
+export { type ListenFilter, Subscription } from './subscription';
+export {
+  DEFAULT_WEBSOCKET_RECONNECT,
+  WebSocketClientTransport,
+  type WebSocketClientTransportOptions,
+  type WebSocketReconnectOptions,
+} from './websocket-client-transport';

@@ -9,6 +9,7 @@ import {
   type TransportSink,
   type WireMessage,
 } from '@gantry/protocol';
+import type { ClientTransportHooks } from './client-transport-hooks';
 import { readEventStream } from './event-stream-reader';
 import {
   asError,
@@ -61,9 +62,11 @@ interface EndpointWaiter {
  * @example
  * await client.connect(new SseClientTransport({ url: 'http://127.0.0.1:3000/sse' }));
  */
-export class SseClientTransport implements Transport {
+export class SseClientTransport implements Transport, ClientTransportHooks {
   /** The SSE endpoint. */
   readonly url: URL;
+  /** HTTP+SSE (2024-11-05) carries the session era only: `era: 'auto'` goes straight to `initialize`. */
+  readonly eraBinding = 'legacy-only' as const;
   private readonly fetchImpl: typeof fetch;
   private readonly maxMessageBytes: number;
   private state: State = 'idle';

@@ -102,6 +102,14 @@ export class StdioClientTransport implements Transport {
     return this.stderrOut ?? null;
   }
 
+  /**
+   * The era cache's key for this server: its command and arguments (a client remembers the
+   * protocol era a server spoke and tries it first next time).
+   */
+  get eraCacheKey(): string {
+    return `stdio:${JSON.stringify([this.options.command, ...(this.options.args ?? [])])}`;
+  }
+
   /** The child's process id once spawned. */
   get pid(): number | undefined {
     return this.child?.pid;

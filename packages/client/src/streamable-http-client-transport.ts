@@ -1,13 +1,18 @@
 import {
   ConnectionClosedError,
+  ErrorCode,
+  encodeHeaderValue,
   GantryError,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
+  isModernRequest,
   type JSONRPCErrorObject,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   LocalErrorCode,
+  MetaKey,
   Method,
   NotConnectedError,
   ParseError,
@@ -17,6 +22,7 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import type { ClientTransportHooks } from './client-transport-hooks';
+import { readEventStream } from './event-stream-reader';
 import {
   asError,
   DEFAULT_MAX_HTTP_MESSAGE_BYTES,
@@ -29,7 +35,8 @@ import {
   resolveHeaders,
   unreachableError,
 } from './http-exchange';
-import { errorResponse, HttpStatusError } from './http-status-error';
+import { errorResponse, type HttpFailureData, HttpStatusError } from './http-status-error';
+import { type ParamHeader, paramHeaderValues } from './param-headers';
 import { type ReconnectOptions, resolveReconnectOptions } from './reconnect-policy';
 import {
   type EventStream,
@@ -40,6 +47,7 @@ import {
   internalError,
   newEventStream,
 } from './resumable-event-stream';
+import { SseParser } from './sse-parser';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions {
@@ -74,9 +82,20 @@ const SESSION_ID = /^[\x21-\x7e]+$/;
 type State = 'idle' | 'open' | 'closed';
 
 /**
- * Client side of the Streamable HTTP transport, session era (2025-03-26 … 2025-11-25
- * transports §"Streamable HTTP").
+ * Client side of the Streamable HTTP transport: the session era (2025-03-26 … 2025-11-25
+ * transports §"Streamable HTTP") and the stateless era (2026-07-28).
  *
+ * Stateless era: a request whose `_meta` names a protocol version is POSTed on its own, with
+ * `MCP-Protocol-Version` (= that version), `Mcp-Method`, `Mcp-Name` (`params.name` of
+ * `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of the
+ * tasks extension) and the `Mcp-Param-*` headers of annotated tool arguments (see
+ * {@link ClientTransportHooks.setParamHeaders}), values encoded with `encodeHeaderValue`. It
+ * never carries `MCP-Session-Id` or `Last-Event-ID`, and opens no GET stream. Its SSE answer
+ * is read once: a stream that breaks before the response fails the request (2026-07-28 has
+ * no resumption). Cancelling it (`notifications/cancelled` from the Peer) aborts the POST,
+ * which closes the response stream; the notification itself is not sent.
+ *
+ * Session era:
  * - Every message is a POST to the endpoint with `Accept: application/json, text/event-stream`,
  *   plus `MCP-Session-Id` (taken from the answer to `initialize`) and `MCP-Protocol-Version`
  *   (set by the Client through `setProtocolVersion`) once known. A `send` settles when the
@@ -108,6 +127,8 @@ type State = 'idle' | 'open' | 'closed';
 export class StreamableHttpClientTransport implements Transport, ClientTransportHooks {
   /** The MCP endpoint. */
   readonly url: URL;
+  /** Stateless-era requests go one per POST, with the 2026-07-28 request-metadata headers. */
+  readonly eraBinding = 'http' as const;
   private readonly fetchImpl: typeof fetch;
   private readonly reconnect: ReconnectOptions;
   private readonly maxMessageBytes: number;
@@ -129,6 +150,9 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   private standalone?: EventStream;
   /** What the stream loops use of this transport. */
   private readonly host: EventStreamHost;
+  /** Stateless-era requests in flight: aborting one's controller cancels it. */
+  private readonly modernInflight = new Map<RequestId, AbortController>();
+  private paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined;
 
   constructor(private readonly options: StreamableHttpClientTransportOptions) {
     const owner = 'StreamableHttpClientTransport';
@@ -153,9 +177,14 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
     return this.session;
   }
 
-  /** The version sent as `MCP-Protocol-Version`, once the Client has set it. */
+  /** The version sent as `MCP-Protocol-Version` on session-era requests, once the Client has set it. */
   get protocolVersion(): string | undefined {
     return this.version;
+  }
+
+  /** The era cache's key for this endpoint: its origin and path. */
+  get eraCacheKey(): string {
+    return `http:${this.url.origin}${this.url.pathname}`;
   }
 
   /** Starts the transport. Nothing is sent until the first message. */
@@ -178,6 +207,11 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
     this.version = version;
   }
 
+  /** Installs where the `x-mcp-header` annotations of tools are looked up (the Client does this on connect). */
+  setParamHeaders(lookup: ((tool: string) => readonly ParamHeader[] | undefined) | undefined): void {
+    this.paramHeaders = lookup;
+  }
+
   /** Installs the function that re-initializes the session (the Client does this on connect). */
   setSessionLostHandler(handler: (() => Promise<void>) | undefined): void {
     this.sessionLostHandler = handler;
@@ -186,6 +220,19 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   /** POSTs one message (or a batch); settles once the server has answered the POST's headers. */
   async send(message: WireMessage): Promise<void> {
     this.assertOpen();
+    if (!Array.isArray(message)) {
+      // Stateless era: one POST per request, no session; cancelling aborts that POST.
+      if (isJSONRPCRequest(message) && isModernRequest(message)) return this.postModern(message);
+      if (isJSONRPCNotification(message) && message.method === Method.Cancelled) {
+        const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        const controller = requestId === undefined ? undefined : this.modernInflight.get(requestId);
+        if (controller && requestId !== undefined) {
+          this.modernInflight.delete(requestId);
+          controller.abort();
+          return;
+        }
+      }
+    }
     const messages = Array.isArray(message) ? message : [message];
     if (this.recovering && !messages.some(isHandshakeMessage)) {
       await this.recovering;
@@ -290,6 +337,122 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
       requestIds,
       internalError(
         `The server answered POST ${this.url.href} with HTTP ${response.status} and ${type ? `Content-Type ${type}` : 'no Content-Type'}; a request must be answered with application/json or text/event-stream (2025-11-25 transports)`,
+      ),
+    );
+  }
+
+  /**
+   * POSTs one stateless-era request (2026-07-28 streamable HTTP): request-metadata headers,
+   * no session, and an answer read once. Settles once the server has answered the headers.
+   */
+  private async postModern(request: JSONRPCRequest): Promise<void> {
+    const headers = await this.modernHeaders(request);
+    const controller = new AbortController();
+    this.modernInflight.set(request.id, controller);
+    const signal = AbortSignal.any([controller.signal, this.lifetime.signal]);
+    const done = () => {
+      if (this.modernInflight.get(request.id) === controller) this.modernInflight.delete(request.id);
+    };
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(request),
+        signal,
+      });
+    } catch (error) {
+      done();
+      // Cancelled: the Peer has already settled the request.
+      if (controller.signal.aborted) return;
+      throw this.networkError('POST', error);
+    }
+    if (!response.ok) {
+      const error = await this.statusError('POST', response);
+      done();
+      return this.failRequests([request.id], modernErrorObject(error));
+    }
+    const type = mediaTypeOf(response);
+    if (type === 'text/event-stream' && response.body) {
+      this.followModernStream(request.id, response, signal)
+        .catch((error) => this.reportError(asError(error)))
+        .finally(done);
+      return;
+    }
+    if (type === 'application/json') {
+      await this.receiveJson(response, [request.id]).finally(done);
+      return;
+    }
+    done();
+    await discardBody(response);
+    this.failRequests(
+      [request.id],
+      internalError(
+        `The server answered POST ${this.url.href} (${request.method}) with HTTP ${response.status} and ${type ? `Content-Type ${type}` : 'no Content-Type'}; a request must be answered with application/json or text/event-stream (2026-07-28 transports)`,
+      ),
+    );
+  }
+
+  /** The headers of a stateless-era POST (2026-07-28 streamable HTTP §"Request Metadata"). */
+  private async modernHeaders(request: JSONRPCRequest): Promise<Headers> {
+    const headers = await resolveHeaders(this.options.headers);
+    // No sessions and no resumption in this era, whatever the caller's headers say.
+    headers.delete('mcp-session-id');
+    headers.delete('last-event-id');
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json, text/event-stream');
+    const params = request.params ?? {};
+    headers.set('mcp-protocol-version', String(params._meta?.[MetaKey.ProtocolVersion]));
+    headers.set('mcp-method', request.method);
+    const name = mcpNameOf(request.method, params);
+    if (name !== undefined) headers.set('mcp-name', encodeHeaderValue(name));
+    if (request.method === Method.ToolsCall && typeof params.name === 'string') {
+      const annotated = this.paramHeaders?.(params.name);
+      if (annotated) {
+        for (const [header, value] of paramHeaderValues(annotated, params.arguments))
+          headers.set(header, value);
+      }
+    }
+    return headers;
+  }
+
+  /**
+   * Reads the SSE answer of a stateless-era request until its response: request-scoped
+   * notifications (progress, logs) or, for `subscriptions/listen`, the change notifications,
+   * until the stream ends. No resumption: a stream that ends or breaks before the response
+   * fails the request.
+   */
+  private async followModernStream(id: RequestId, response: Response, signal: AbortSignal): Promise<void> {
+    const parser = new SseParser({ maxEventChars: this.maxMessageBytes });
+    let answered = false;
+    let failure: Error | undefined;
+    try {
+      await readEventStream(response.body!, parser, (event) => {
+        if ((event.event === undefined || event.event === 'message') && event.data.trim() !== '') {
+          let value: unknown;
+          try {
+            value = JSON.parse(event.data);
+          } catch (error) {
+            this.reportError(
+              new ParseError(
+                `A server-sent event from ${this.url.href} is not JSON (${(error as Error).message}): ${excerpt(event.data, 200)}`,
+              ),
+            );
+            return undefined;
+          }
+          if (responseIdsIn(value).includes(id)) answered = true;
+          this.deliver(value);
+        }
+        return answered ? false : undefined;
+      });
+    } catch (error) {
+      failure = asError(error);
+    }
+    if (answered || signal.aborted || this.state !== 'open') return;
+    this.failRequests(
+      [id],
+      internalError(
+        `The server's SSE answer to POST ${this.url.href} ended before the response${failure ? ` (${failure.message})` : ''}; 2026-07-28 streams cannot be resumed, so the request is lost (send it again)`,
       ),
     );
   }
@@ -526,6 +689,39 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   private reportError(error: Error): void {
     this.options.onError?.(error);
   }
+}
+
+/**
+ * What `Mcp-Name` mirrors: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
+ * `resources/read`, `params.taskId` of the tasks extension's `tasks/get|update|cancel`.
+ */
+function mcpNameOf(method: string, params: { [key: string]: unknown }): string | undefined {
+  let value: unknown;
+  if (method === Method.ToolsCall || method === Method.PromptsGet) value = params.name;
+  else if (method === Method.ResourcesRead) value = params.uri;
+  else if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel')
+    value = params.taskId;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The error a failed stateless-era POST delivers: the JSON-RPC error of the body when there is
+ * one (code and data kept, so e.g. −32022's `data.supported` reaches the Client), with the
+ * HTTP status and body added to `data`; else −32603.
+ */
+function modernErrorObject(error: HttpStatusError): JSONRPCErrorObject {
+  let answered: JSONRPCErrorObject | undefined;
+  try {
+    const value: unknown = JSON.parse(error.body);
+    if (isJSONRPCErrorResponse(value)) answered = value.error;
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  const failure: HttpFailureData = { httpStatus: error.status, body: error.body };
+  const own = answered?.data;
+  const data =
+    typeof own === 'object' && own !== null && !Array.isArray(own) ? { ...own, ...failure } : failure;
+  return { code: answered?.code ?? ErrorCode.InternalError, message: error.message, data };
 }
 
 /** `initialize` and `notifications/initialized` never wait for a session recovery: they perform it. */

@@ -21,6 +21,9 @@ const INITIALIZE_RESULT = {
 
 type Answer = (request: JSONRPCRequest) => Result | Promise<Result>;
 
+/** The bare server below speaks the session era only: these tests pin the handshake to it. */
+const LEGACY = { era: 'legacy' } as const;
+
 /**
  * A bare Peer standing in for a server: it answers from a table of literal JSON and records
  * every request and notification it receives, exactly as they arrived.
@@ -58,7 +61,7 @@ describe('Client handshake on an in-memory pipe', () => {
       { name: 'in-memory-client', version: '0.1.0' },
       { capabilities: { roots: { listChanged: true } } },
     );
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
 
     expect(server.requests).toEqual([
       {
@@ -85,7 +88,7 @@ describe('Client handshake on an in-memory pipe', () => {
       initialize: () => ({ ...INITIALIZE_RESULT, protocolVersion: '2025-03-26' }),
     });
     const client = new Client({ name: 'c', version: '1' }, { protocolVersion: '2025-03-26' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
     expect(server.requests[0].params?.protocolVersion).toBe('2025-03-26');
     expect(client.protocolVersion).toBe('2025-03-26');
     await client.close();
@@ -102,7 +105,7 @@ describe('Client handshake on an in-memory pipe', () => {
       initialize: () => ({ ...INITIALIZE_RESULT, protocolVersion: '1999-01-01' }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    const error = await client.connect(server.clientEnd).catch((caught: unknown) => caught);
+    const error = await client.connect(server.clientEnd, LEGACY).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GantryError);
     expect(error).toMatchObject({
       code: 'GANTRY_ERR_PROTOCOL_VIOLATION',
@@ -122,7 +125,7 @@ describe('Client handshake on an in-memory pipe', () => {
       initialize: () => ({ protocolVersion: '2025-11-25', capabilities: {} }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    await expect(client.connect(server.clientEnd)).rejects.toMatchObject({
+    await expect(client.connect(server.clientEnd, LEGACY)).rejects.toMatchObject({
       code: 'GANTRY_ERR_PROTOCOL_VIOLATION',
       message:
         'The server answered initialize without "serverInfo": {"protocolVersion":"2025-11-25","capabilities":{}}',
@@ -143,13 +146,13 @@ describe('Client handshake on an in-memory pipe', () => {
       new NotConnectedError('Not connected: call connect() before sending "tools/list"'),
     );
 
-    const connecting = client.connect(server.clientEnd);
+    const connecting = client.connect(server.clientEnd, LEGACY);
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(server.requests.map((request) => request.method)).toEqual(['initialize']);
     await expect(client.ping()).rejects.toThrow(
       new NotConnectedError('Not connected: "ping" was sent before connect() finished'),
     );
-    await expect(client.connect(server.clientEnd)).rejects.toThrow('Client is already connected');
+    await expect(client.connect(server.clientEnd, LEGACY)).rejects.toThrow('Client is already connected');
 
     answerInitialize();
     await connecting;
@@ -161,7 +164,7 @@ describe('Client handshake on an in-memory pipe', () => {
     const server = await bareServer({ initialize: () => new Promise<Result>(() => {}) });
     const client = new Client({ name: 'c', version: '1' });
     const controller = new AbortController();
-    const connecting = client.connect(server.clientEnd, { signal: controller.signal });
+    const connecting = client.connect(server.clientEnd, { ...LEGACY, signal: controller.signal });
     await new Promise<void>((resolve) => setImmediate(resolve));
     controller.abort('user gave up');
 
@@ -187,7 +190,7 @@ describe('Client.listTools on an in-memory pipe', () => {
       'tools/list': (request) => pages[(request.params?.cursor as string | undefined) ?? ''],
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
 
     const tools = await client.listTools();
     expect(tools.map((entry) => entry.name)).toEqual(['a', 'b', 'c', 'd']);
@@ -208,7 +211,7 @@ describe('Client.listTools on an in-memory pipe', () => {
           : { tools: [tool('b')], nextCursor: 'loop' },
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
 
     await expect(client.listTools()).rejects.toMatchObject({
       code: 'GANTRY_ERR_PROTOCOL_VIOLATION',
@@ -224,7 +227,7 @@ describe('Client.listTools on an in-memory pipe', () => {
       'tools/list': () => ({ tools: [tool('x')], nextCursor: 'next' }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
     await expect(client.listToolsPage('start')).resolves.toEqual({ tools: [tool('x')], nextCursor: 'next' });
     expect(server.requests[1].params).toEqual({ cursor: 'start' });
     await client.close();
@@ -236,7 +239,7 @@ describe('Client.listTools on an in-memory pipe', () => {
       'tools/list': () => ({ items: [] }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
     await expect(client.listTools()).rejects.toMatchObject({
       code: 'GANTRY_ERR_PROTOCOL_VIOLATION',
       message: 'tools/list answered without a "tools" array: {"items":[]}',
@@ -255,7 +258,7 @@ describe('Client requests and notifications on an in-memory pipe', () => {
       },
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
 
     await expect(client.callTool('work', { n: 1 })).resolves.toEqual({
       content: [{ type: 'text', text: 'done' }],
@@ -280,7 +283,7 @@ describe('Client requests and notifications on an in-memory pipe', () => {
       'tools/call': () => ({ structuredContent: {} }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
     await expect(client.callTool('t')).rejects.toMatchObject({
       code: 'GANTRY_ERR_PROTOCOL_VIOLATION',
       message: 'tools/call "t" answered without a "content" array: {"structuredContent":{}}',
@@ -294,7 +297,7 @@ describe('Client requests and notifications on an in-memory pipe', () => {
       'resources/read': (request) => ({ contents: [{ uri: request.params?.uri, text: 'hi' }] }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
     await expect(client.request('resources/read', { uri: 'notes://1' })).resolves.toEqual({
       contents: [{ uri: 'notes://1', text: 'hi' }],
     });
@@ -310,7 +313,7 @@ describe('Client requests and notifications on an in-memory pipe', () => {
   it('delivers server notifications to subscribers until they unsubscribe', async () => {
     const server = await bareServer({ initialize: () => INITIALIZE_RESULT });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
     const seen: JSONRPCNotification[] = [];
     const unsubscribe = client.onNotification('notifications/tools/list_changed', (notification) =>
       seen.push(notification),
@@ -331,7 +334,7 @@ describe('Client requests and notifications on an in-memory pipe', () => {
   it('answers server → client requests: ping built in, −32601 without a handler, the handler once set', async () => {
     const server = await bareServer({ initialize: () => INITIALIZE_RESULT });
     const client = new Client({ name: 'c', version: '1' }, { capabilities: { roots: {} } });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
 
     await expect(server.peer.request({ method: 'ping' })).resolves.toEqual({});
     const missing = await server.peer.request({ method: 'roots/list' }).catch((caught: unknown) => caught);
@@ -352,7 +355,7 @@ describe('Client requests and notifications on an in-memory pipe', () => {
     const server = await bareServer({ initialize: () => INITIALIZE_RESULT });
     const closings: (Error | undefined)[] = [];
     const client = new Client({ name: 'c', version: '1' }, { onClose: (error) => closings.push(error) });
-    await client.connect(server.clientEnd);
+    await client.connect(server.clientEnd, LEGACY);
 
     await server.peer.close();
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -369,9 +372,9 @@ describe('Client requests and notifications on an in-memory pipe', () => {
       initialize: () => ({ ...INITIALIZE_RESULT, serverInfo: { name: 'second', version: '2' } }),
     });
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(first.clientEnd);
+    await client.connect(first.clientEnd, LEGACY);
     await client.close();
-    await client.connect(second.clientEnd);
+    await client.connect(second.clientEnd, LEGACY);
     expect(client.serverInfo).toEqual({ name: 'second', version: '2' });
     await expect(client.ping()).rejects.toMatchObject({ code: -32601 });
     await client.close();

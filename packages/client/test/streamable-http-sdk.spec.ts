@@ -64,7 +64,8 @@ describe.each(modes)('Client over Streamable HTTP against the SDK server (%s)', 
     server = await new StreamableSdkServer(options).listen();
     client = new Client(CLIENT_INFO);
     transport = new StreamableHttpClientTransport({ url: server.url, reconnect: FAST_RECONNECT });
-    await client.connect(transport);
+    // These tests check the session-era wire exchange from its first POST.
+    await client.connect(transport, { era: 'legacy' });
   });
 
   afterAll(async () => {

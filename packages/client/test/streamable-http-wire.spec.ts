@@ -62,7 +62,8 @@ async function connect(
     reconnect: { initialDelayMs: 1, maxDelayMs: 5, maxRetries: 3 },
     ...options,
   });
-  await client.connect(transport);
+  // The scripted server below speaks the session era: the handshake is pinned to it.
+  await client.connect(transport, { era: 'legacy' });
   return { client, transport };
 }
 
@@ -249,7 +250,7 @@ describe('Streamable HTTP headers', () => {
     const server = await rawMcpServer({ sessionId: 'has space' });
     const client = new Client({ name: 'wire', version: '1' });
     const error = await client
-      .connect(new StreamableHttpClientTransport({ url: server.url }))
+      .connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'legacy' })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       code: ErrorCode.InternalError,

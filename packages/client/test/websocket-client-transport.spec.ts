@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { TransportSink } from '@gantry/protocol';
+import { Peer, type TransportSink } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
 import { WebSocketClientTransport } from '../src';
 
@@ -107,5 +107,119 @@ describe('WebSocketClientTransport', () => {
     await new Promise((resolve) => wss.close(resolve));
     const nobody = new WebSocketClientTransport({ url: 'ws://127.0.0.1:1/mcp' });
     await expect(nobody.start(recordingSink().sink)).rejects.toThrow(/Cannot open WebSocket/);
+  });
+});
+
+describe('WebSocketClientTransport reconnecting', () => {
+  let wss: WebSocketServer;
+  let url: string;
+  /** Every accepted socket, with the upgrade's Authorization header and the frames it received. */
+  const sockets: { socket: WebSocket; authorization?: string; frames: string[] }[] = [];
+  let onConnection: () => void = () => {};
+
+  beforeEach(async () => {
+    sockets.length = 0;
+    wss = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      handleProtocols: (protocols) => (protocols.has('mcp') ? 'mcp' : false),
+    });
+    wss.on('connection', (socket, request) => {
+      const entry = { socket, authorization: request.headers.authorization, frames: [] as string[] };
+      socket.on('message', (data) => entry.frames.push((data as Buffer).toString('utf8')));
+      sockets.push(entry);
+      onConnection();
+    });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/mcp`;
+  });
+  afterEach(async () => {
+    for (const client of wss.clients) client.terminate();
+    await new Promise((resolve) => wss.close(resolve));
+  });
+
+  function connections(count: number): Promise<void> {
+    return new Promise((resolve) => {
+      onConnection = () => {
+        if (sockets.length >= count) resolve();
+      };
+      onConnection();
+    });
+  }
+
+  async function until(test: () => boolean): Promise<void> {
+    while (!test()) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  it("cancels the server's requests in flight, and never answers them on the new socket", async () => {
+    let tokens = 0;
+    const transport = new WebSocketClientTransport({
+      url,
+      headers: () => ({ Authorization: `Bearer token-${++tokens}` }),
+      reconnect: { initialDelayMs: 5, maxDelayMs: 20 },
+    });
+    let received = false;
+    let aborted = false;
+    const peer = new Peer({
+      onRequest: (_request, inbound) =>
+        new Promise((resolve) => {
+          received = true;
+          inbound.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ late: true });
+          });
+        }),
+    });
+    await peer.connect(transport);
+    await connections(1);
+    sockets[0].socket.send('{"jsonrpc":"2.0","id":0,"method":"roots/list"}');
+    await until(() => received);
+    sockets[0].socket.terminate();
+    await connections(2);
+    await until(() => aborted);
+    // A round trip on the new socket: anything sent before it has arrived by then.
+    const pong = peer.request({ method: 'ping' });
+    await until(() => sockets[1].frames.length === 1);
+    sockets[1].socket.send(`{"jsonrpc":"2.0","id":${JSON.parse(sockets[1].frames[0]).id},"result":{}}`);
+    await pong;
+    expect(sockets[1].frames.map((frame) => JSON.parse(frame).method)).toEqual(['ping']);
+    expect(sockets.map((s) => s.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(transport.reconnectCount).toBe(1);
+    await peer.close();
+  });
+
+  it('does not reconnect after the server closes with 1000', async () => {
+    const transport = new WebSocketClientTransport({ url, reconnect: true });
+    const { sink, closed } = recordingSink();
+    await transport.start(sink);
+    await connections(1);
+    sockets[0].socket.close(1000, 'done');
+    expect(await closed).toBeUndefined();
+    expect(transport.reconnectCount).toBe(0);
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('stops reconnecting when closed', async () => {
+    const transport = new WebSocketClientTransport({ url, reconnect: { initialDelayMs: 60_000 } });
+    const { sink, closed } = recordingSink();
+    await transport.start(sink);
+    await connections(1);
+    sockets[0].socket.terminate();
+    await until(() => transport.isReconnecting);
+    const waiting = transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await transport.close();
+    expect(await closed).toBeUndefined();
+    await expect(waiting).rejects.toThrow('Not connected: the WebSocket closed and could not be reopened');
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('refuses bad reconnect options at once', () => {
+    expect(() => new WebSocketClientTransport({ url, reconnect: { maxAttempts: 0 } })).toThrow(
+      'WebSocketClientTransport: reconnect.maxAttempts must be a whole number ≥ 1 (got 0)',
+    );
+    expect(() => new WebSocketClientTransport({ url, reconnect: { factor: 0.5 } })).toThrow(/factor/);
+    expect(() => new WebSocketClientTransport({ url, reconnect: { initialDelayMs: -1 } })).toThrow(
+      /initialDelayMs/,
+    );
   });
 });

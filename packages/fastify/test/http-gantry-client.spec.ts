@@ -46,7 +46,8 @@ describe("Gantry's own client against Gantry over HTTP", () => {
   it('streamable HTTP: lists, calls, samples over SSE, resumes a dropped stream, and ends the session with DELETE', async () => {
     const c = client();
     const transport = new StreamableHttpClientTransport({ url: `${server.base}/mcp` });
-    await c.connect(transport);
+    // Sessions, resumption and DELETE are session-era features.
+    await c.connect(transport, { era: 'legacy' });
     expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect((await c.listTools()).length).toBe(15);
     expect(text(await c.callTool('sample_joke', { topic: 'pipes' }))).toBe(
@@ -70,7 +71,8 @@ describe("Gantry's own client against Gantry over HTTP", () => {
   it('re-initializes once when the server forgot the session, and retries the request', async () => {
     const c = client();
     const transport = new StreamableHttpClientTransport({ url: `${server.base}/mcp` });
-    await c.connect(transport);
+    // Sessions, resumption and DELETE are session-era features.
+    await c.connect(transport, { era: 'legacy' });
     const first = transport.sessionId;
     await Promise.all([...server.app.server.sessions].map((s) => s.close()));
     expect(text(await c.callTool('weather', { city: 'Quito' }))).toBe(

@@ -1,6 +1,7 @@
 export {
   OverrideBy,
   Test,
+  type TestingClientOptions,
   type TestingCompileOptions,
   TestingModule,
   TestingModuleBuilder,

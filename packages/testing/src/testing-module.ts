@@ -1,4 +1,4 @@
-import { Client, type ClientOptions } from '@gantry/client';
+import { Client, type ClientOptions, type EraPreference } from '@gantry/client';
 import {
   type GantryApplication,
   GantryFactory,
@@ -16,6 +16,17 @@ export type TestingModuleMetadata = Pick<ModuleMetadata, 'imports' | 'providers'
 /** Options of `compile()`: the server options of the app under test. */
 export type TestingCompileOptions = Partial<GantryServerOptions>;
 
+/** Options of `createClient()`: the client's own, plus the protocol era to connect in. */
+export interface TestingClientOptions extends ClientOptions {
+  /**
+   * The protocol era the client speaks to the app. Default `'legacy'`: the session era, with
+   * the `initialize` handshake, as tests written before 2026-07-28 expect. `'modern'` tests the
+   * stateless era (per-request `_meta`, `input_required` rounds answered by the client's
+   * request handlers, `client.listen()`); `'auto'` probes as `client.connect` does by default.
+   */
+  era?: EraPreference;
+}
+
 /** A compiled testing module: the app, its providers, and clients connected in memory. */
 export class TestingModule {
   private readonly clients = new Set<Client>();
@@ -31,19 +42,20 @@ export class TestingModule {
   }
 
   /**
-   * A `Client` connected to the app through an in-memory pipe: `initialize` done, ready to
-   * call tools. `options.capabilities` declares client features (sampling, elicitation,
-   * roots); register their handlers with `client.setRequestHandler()` — they may also be set
-   * after connecting. Closed by `close()`.
+   * A `Client` connected to the app through an in-memory pipe: `initialize` done (or, with
+   * `era: 'modern'`, `server/discover`), ready to call tools. `options.capabilities` declares
+   * client features (sampling, elicitation, roots); register their handlers with
+   * `client.setRequestHandler()` — they may also be set after connecting. Closed by `close()`.
    */
   async createClient(
     clientInfo: { name: string; version: string } = { name: 'gantry-test', version: '0.0.0' },
-    options: ClientOptions = {},
+    options: TestingClientOptions = {},
   ): Promise<Client> {
+    const { era = 'legacy', ...clientOptions } = options;
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await this.app.connect(serverSide);
-    const client = new Client(clientInfo, options);
-    await client.connect(clientSide);
+    const client = new Client(clientInfo, clientOptions);
+    await client.connect(clientSide, { era });
     this.clients.add(client);
     return client;
   }

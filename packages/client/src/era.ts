@@ -1,0 +1,107 @@
+// Which protocol era a server speaks, and how a client finds out (2026-07-28
+// basic/versioning §"Backward Compatibility", transports stdio + streamable HTTP; digest:
+// shared/spec/README.md §3, transports.md §1.4 and §4.9).
+import { ErrorCode, isModernVersion, McpError, MODERN_PROTOCOL_VERSIONS } from '@gantry/protocol';
+import { type HttpFailureData, httpStatusOf } from './http-status-error';
+
+/**
+ * The protocol era of a connection: `'modern'` is the stateless era (2026-07-28: per-request
+ * `_meta`, no `initialize`), `'legacy'` the session era (`initialize`, 2024-11-05 … 2025-11-25).
+ */
+export type Era = 'modern' | 'legacy';
+
+/** What `connect` tries: one era only, or `'auto'` (the stateless era first, then `initialize`). */
+export type EraPreference = Era | 'auto';
+
+/** What the era cache remembers of one server. */
+export interface CachedEra {
+  readonly era: Era;
+  /** The stateless-era version the server accepted, for `'modern'`. */
+  readonly version?: string;
+}
+
+/**
+ * Era per server, shared by every Client of this process (the spec: clients SHOULD cache the
+ * era per stdio command / HTTP endpoint and re-probe when it later fails). Keys come from the
+ * transport's `eraCacheKey`.
+ */
+const cache = new Map<string, CachedEra>();
+
+/** The era remembered for a server, if any. */
+export function cachedEra(key: string | undefined): CachedEra | undefined {
+  return key === undefined ? undefined : cache.get(key);
+}
+
+/** Remembers the era a server spoke. */
+export function rememberEra(key: string | undefined, entry: CachedEra): void {
+  if (key !== undefined) cache.set(key, entry);
+}
+
+/**
+ * Forgets what the era cache holds for one server (`key`: a transport's `eraCacheKey`), or
+ * for every server: the next `connect` with `era: 'auto'` probes again.
+ */
+export function clearEraCache(key?: string): void {
+  if (key === undefined) cache.clear();
+  else cache.delete(key);
+}
+
+/** How the answer to a `server/discover` probe classifies the server. */
+export type ProbeVerdict =
+  /** A stateless-era server; `supported` lists the versions it named, when it named any. */
+  | { kind: 'modern'; supported?: string[] }
+  /** Not a stateless-era server: fall back to `initialize`. */
+  | { kind: 'legacy' };
+
+/** The codes only a 2026-07-28 server sends (`-32020` … `-32022`). */
+const MODERN_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
+/**
+ * Classifies a failed probe. A recognized stateless-era error means a stateless-era server:
+ * `-32020`, `-32021` or `-32022`, or `-32601` carried by HTTP 404 (a modern server's
+ * unknown-method answer; a legacy one's 404 has no such body). Anything else, a timeout and a
+ * lost connection included, means "try `initialize`": the fallback is never keyed to one code.
+ */
+export function classifyProbeError(error: unknown): ProbeVerdict {
+  if (!(error instanceof McpError)) return { kind: 'legacy' };
+  const status = httpStatusOf(error);
+  const modern = MODERN_CODES.has(error.code) || (error.code === ErrorCode.MethodNotFound && status === 404);
+  if (!modern) return { kind: 'legacy' };
+  const supported = supportedVersionsIn(error);
+  return supported === undefined ? { kind: 'modern' } : { kind: 'modern', supported };
+}
+
+/**
+ * `data.supported` of an `UnsupportedProtocolVersionError`. Over HTTP the transport keeps the
+ * answered JSON-RPC error's data, and the raw body in `data.body`; both are read.
+ */
+export function supportedVersionsIn(error: McpError): string[] | undefined {
+  const data = error.data as ({ supported?: unknown } & Partial<HttpFailureData>) | undefined;
+  const direct = stringArray(data?.supported);
+  if (direct) return direct;
+  if (typeof data?.body === 'string') {
+    try {
+      const parsed = JSON.parse(data.body) as { error?: { data?: { supported?: unknown } } };
+      return stringArray(parsed?.error?.data?.supported);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function stringArray(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+}
+
+/** The newest stateless-era version both sides speak, among `offered`. */
+export function pickModernVersion(offered: readonly string[]): string | undefined {
+  return offered
+    .filter((version) => isModernVersion(version) && MODERN_PROTOCOL_VERSIONS.includes(version))
+    .sort()
+    .at(-1);
+}
