@@ -50,7 +50,7 @@ const SESSION_CONCURRENCY = 8;
  * Pins this process and every server to `cpu`; the returned function undoes it. Only the
  * server being measured runs meanwhile: the others wait for their turn.
  */
-function pinAll(cpu: number, servers: readonly HttpServerProcess[]): () => void {
+export function pinAll(cpu: number, servers: readonly HttpServerProcess[]): () => void {
   const undo = [pinSelf(cpu), ...servers.map((server) => pinProcess(server.pid, cpu))];
   return () => {
     for (const restore of undo) restore();

@@ -1,8 +1,9 @@
 // `npm run bench`: tools/call of an echo tool, each server a child process, over stdio
 // (Gantry with DTO and with JSON Schema arguments against the official SDK and a raw floor,
-// driven by the same pipe driver) and over Streamable HTTP (Gantry's Fastify plugin against
-// the official SDK v1 and v2 and a raw Fastify floor, driven by the same HTTP client).
-// See README.md.
+// driven by the same pipe driver), over Streamable HTTP (Gantry's Fastify plugin against
+// the official SDK v1 and v2 and a raw Fastify floor, driven by the same HTTP client) and over
+// WebSocket (Gantry's listener against a bare `ws` floor, with Gantry's HTTP server beside
+// them at the same numbers of requests in flight). See README.md.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -34,12 +35,26 @@ import {
   type ServerResults,
 } from './report';
 import { median } from './stats';
+import { measureWsThroughput, type WsMode, type WsServerSpec } from './ws-driver';
+import {
+  computeWsRatios,
+  computeWsTargets,
+  renderWsReport,
+  WS_METRICS,
+  WS_SERVER_LABELS,
+  type WsMetricKey,
+  type WsResults,
+  type WsServerResults,
+} from './ws-report';
 
 const SERVER_NAMES = ['gantry', 'gantry-schema', 'sdk', 'floor'] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
 
 const HTTP_SERVER_NAMES = ['gantry', 'sdk', 'sdk-v2', 'floor'] as const;
 type HttpServerName = (typeof HTTP_SERVER_NAMES)[number];
+
+const WS_SERVER_NAMES = ['gantry', 'floor', 'gantry-http'] as const;
+type WsServerName = (typeof WS_SERVER_NAMES)[number];
 
 /** The servers with sessions, whose memory per session is measured. */
 const SESSION_SERVERS: readonly string[] = ['gantry', 'sdk', 'sdk-v2'];
@@ -74,15 +89,17 @@ const HTTP_QUICK = {
 };
 type HttpSettings = typeof HTTP_NORMAL;
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
   --quick       short durations and one round: a smoke check, not a measurement
   --only-stdio  only the stdio section
   --only-http   only the Streamable HTTP section
+  --only-ws     only the WebSocket section
   --only        the servers to run, comma-separated; stdio has gantry, gantry-schema, sdk, floor
                 (gantry takes a class-validator DTO, gantry-schema a plain JSON Schema), HTTP has
-                gantry, sdk, sdk-v2, floor; each section runs those of its own it is given
+                gantry, sdk, sdk-v2, floor, WebSocket has gantry, floor, gantry-http (Gantry's
+                HTTP server as the reference); each section runs those of its own it is given
   --json        print the results as JSON instead of tables (progress still goes to stderr)
-  --no-pin      do not pin driver and server to one CPU (stdio sequential, HTTP at c=1)
+  --no-pin      do not pin driver and server to one CPU (stdio sequential, HTTP and WebSocket at c=1)
   --cpu-prof    profile the HTTP servers (node --cpu-prof) into apps/bench/results/profiles/`;
 
 interface Flags {
@@ -92,8 +109,10 @@ interface Flags {
   cpuProf: boolean;
   stdio: boolean;
   http: boolean;
+  ws: boolean;
   only: ServerName[];
   onlyHttp: HttpServerName[];
+  onlyWs: WsServerName[];
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -104,11 +123,14 @@ function parseFlags(argv: readonly string[]): Flags {
     cpuProf: false,
     stdio: true,
     http: true,
+    ws: true,
     only: [...SERVER_NAMES],
     onlyHttp: [...HTTP_SERVER_NAMES],
+    onlyWs: [...WS_SERVER_NAMES],
   };
   let onlyStdio = false;
   let onlyHttp = false;
+  let onlyWs = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') flags.quick = true;
@@ -117,27 +139,32 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (arg === '--cpu-prof') flags.cpuProf = true;
     else if (arg === '--only-stdio') onlyStdio = true;
     else if (arg === '--only-http') onlyHttp = true;
+    else if (arg === '--only-ws') onlyWs = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const list = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      [flags.only, flags.onlyHttp] = parseServerList(list ?? '');
+      [flags.only, flags.onlyHttp, flags.onlyWs] = parseServerList(list ?? '');
     } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
     } else throw new Error(`unknown argument '${arg}'\n${USAGE}`);
   }
-  if (onlyStdio && onlyHttp) throw new Error(`--only-stdio and --only-http exclude each other\n${USAGE}`);
-  flags.stdio = !onlyHttp && flags.only.length > 0;
-  flags.http = !onlyStdio && flags.onlyHttp.length > 0;
-  if (!flags.stdio && !flags.http) {
+  if ([onlyStdio, onlyHttp, onlyWs].filter(Boolean).length > 1) {
+    throw new Error(`--only-stdio, --only-http and --only-ws exclude each other\n${USAGE}`);
+  }
+  const all = !onlyStdio && !onlyHttp && !onlyWs;
+  flags.stdio = (all || onlyStdio) && flags.only.length > 0;
+  flags.http = (all || onlyHttp) && flags.onlyHttp.length > 0;
+  flags.ws = (all || onlyWs) && flags.onlyWs.length > 0;
+  if (!flags.stdio && !flags.http && !flags.ws) {
     throw new Error(`nothing to run: the servers given to --only are not in the section chosen\n${USAGE}`);
   }
   return flags;
 }
 
-/** The stdio and the HTTP servers among the names given, each in its section's canonical order. */
-function parseServerList(list: string): [ServerName[], HttpServerName[]] {
+/** The stdio, HTTP and WebSocket servers among the names given, each in its section's canonical order. */
+function parseServerList(list: string): [ServerName[], HttpServerName[], WsServerName[]] {
   const names = list.split(',').filter((name) => name !== '');
-  const known: readonly string[] = [...SERVER_NAMES, ...HTTP_SERVER_NAMES];
+  const known: readonly string[] = [...SERVER_NAMES, ...HTTP_SERVER_NAMES, ...WS_SERVER_NAMES];
   const unknown = names.filter((name) => !known.includes(name));
   if (names.length === 0 || unknown.length > 0) {
     throw new Error(
@@ -148,6 +175,7 @@ function parseServerList(list: string): [ServerName[], HttpServerName[]] {
   return [
     SERVER_NAMES.filter((name) => names.includes(name)),
     HTTP_SERVER_NAMES.filter((name) => names.includes(name)),
+    WS_SERVER_NAMES.filter((name) => names.includes(name)),
   ];
 }
 
@@ -168,6 +196,16 @@ function httpServerSpec(name: HttpServerName): HttpServerSpec {
     throw new Error(`${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it?`);
   }
   return { name, script };
+}
+
+function wsServerSpec(name: WsServerName): WsServerSpec {
+  const [dir, file, transport] =
+    name === 'gantry-http' ? ['http', 'gantry', 'http' as const] : ['ws', name, 'ws' as const];
+  const script = join(__dirname, 'servers', dir, `${file}.js`);
+  if (!existsSync(script)) {
+    throw new Error(`${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it?`);
+  }
+  return { name, script, transport };
 }
 
 /** The packages among `OPTIONAL_PACKAGES[name]` that cannot be resolved from here. */
@@ -346,6 +384,81 @@ async function runHttp(flags: Flags, latencyCpu: number | null): Promise<HttpRes
   };
 }
 
+const WS_MODE_METRIC: Record<WsMode, WsMetricKey> = { c1: 'rps1', c16: 'rps16', c64: 'rps64' };
+
+async function runWs(
+  flags: Flags,
+  latencyCpu: number | null,
+  stdio: BenchResults | null,
+): Promise<WsResults> {
+  const settings = flags.quick ? HTTP_QUICK : HTTP_NORMAL;
+  const specs = flags.onlyWs.map(wsServerSpec);
+  const perServer = new Map<string, WsServerResults>(
+    specs.map((spec) => [
+      spec.name,
+      {
+        rounds: Object.fromEntries(WS_METRICS.map((metric) => [metric.key, [] as number[]])) as Record<
+          WsMetricKey,
+          number[]
+        >,
+        median: {} as WsServerResults['median'],
+      },
+    ]),
+  );
+  const otherLoad: (number | null)[] = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    progress(`WebSocket round ${round + 1}/${settings.rounds}`);
+    const endLoadWindow = startLoadWindow();
+    const results = await measureWsThroughput(rotate(specs, round), settings, latencyCpu);
+    for (const [name, byMode] of results) {
+      const rounds = perServer.get(name)!.rounds;
+      for (const [mode, result] of byMode) {
+        rounds[WS_MODE_METRIC[mode]].push(result.requestsPerSecond);
+        if (mode === 'c1') {
+          rounds.p50.push(result.p50Us);
+          rounds.p99.push(result.p99Us);
+        }
+        if (mode === 'c16' && result.serverCpuUs !== null) rounds.cpu16.push(result.serverCpuUs);
+        if (mode === 'c64' && result.serverCpuUs !== null) rounds.cpu64.push(result.serverCpuUs);
+      }
+      const rates = [...byMode].map(([mode, result]) => `${mode} ${Math.round(result.requestsPerSecond)}`);
+      const c1 = byMode.get('c1')!;
+      const cpu = [...byMode].map(([mode, result]) => `${mode} ${result.serverCpuUs?.toFixed(1) ?? '?'}`);
+      progress(
+        `  ${(WS_SERVER_LABELS[name] ?? name).padEnd(11)} ${rates.join(', ')} req/s; ` +
+          `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
+      );
+    }
+    const load = endLoadWindow();
+    otherLoad.push(load);
+    if (load !== null) {
+      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
+    }
+  }
+  for (const result of perServer.values()) {
+    for (const metric of WS_METRICS) {
+      const values = result.rounds[metric.key];
+      result.median[metric.key] = values.length === 0 ? null : median(values);
+    }
+  }
+  const schema = stdio?.servers['gantry-schema'];
+  return {
+    date: new Date().toISOString(),
+    machine: { ...machineInfo(), otherLoad },
+    settings: {
+      rounds: settings.rounds,
+      warmupMs: settings.warmupMs,
+      primeMs: settings.primeMs,
+      durationMs: settings.durationMs,
+      sliceMs: settings.sliceMs,
+      quick: flags.quick,
+      latencyCpu,
+    },
+    servers: Object.fromEntries(perServer),
+    stdio: schema ? { pipelined: schema.median.pipelined, sequential: schema.median.sequential } : null,
+  };
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const pinCpu = flags.pin ? pinnableCpu() : null;
@@ -353,6 +466,7 @@ async function main(): Promise<void> {
 
   const stdio = flags.stdio ? await runStdio(flags, pinCpu) : null;
   const http = flags.http ? await runHttp(flags, pinCpu) : null;
+  const ws = flags.ws ? await runWs(flags, pinCpu, stdio) : null;
 
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
@@ -360,6 +474,7 @@ async function main(): Promise<void> {
     {
       stdio: stdio && { ...stdio, ratios: computeRatios(stdio) },
       http: http && { ...http, ratios: computeHttpRatios(http), targets: computeHttpTargets(http) },
+      ws: ws && { ...ws, ratios: computeWsRatios(ws), targets: computeWsTargets(ws) },
     },
     null,
     2,
@@ -371,6 +486,7 @@ async function main(): Promise<void> {
     const sections = [];
     if (stdio) sections.push(renderReport(stdio));
     if (http) sections.push(renderHttpReport(http));
+    if (ws) sections.push(renderWsReport(ws));
     console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
   }
   progress(`results written to ${relative(process.cwd(), file)}`);

@@ -2,20 +2,31 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { GantryFactory, stdio } from '@gantry/core';
 import { http } from '@gantry/fastify';
+import { attachWebSocket, websocket } from '@gantry/ws';
 import { AppModule } from './app.module';
 import { NotesRepository } from './notes.repository';
 
 interface Arguments {
   http: boolean;
+  ws: boolean;
   host: string;
   port: number;
 }
 
+const USAGE = 'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000]';
+
+/**
+ * No flag: stdio. `--http`: Streamable HTTP at /mcp. `--ws`: WebSocket at /mcp on its own
+ * port. Both: one port, Streamable HTTP and WebSocket side by side at /mcp. `--host` or
+ * `--port` alone mean `--http`.
+ */
 function parseArguments(argv: string[]): Arguments {
-  const args: Arguments = { http: false, host: '127.0.0.1', port: 3000 };
+  const args: Arguments = { http: false, ws: false, host: '127.0.0.1', port: 3000 };
+  let addressGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--http') args.http = true;
+    else if (arg === '--ws') args.ws = true;
     else if (arg === '--port' || arg === '--host') {
       const value = argv[++i];
       if (value === undefined) throw new Error(`${arg} needs a value`);
@@ -25,10 +36,10 @@ function parseArguments(argv: string[]): Arguments {
         if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
           throw new Error(`--port needs a port number, got ${value}`);
       }
-      args.http = true;
-    } else
-      throw new Error(`unknown argument ${arg}; usage: main.js [--http] [--host 127.0.0.1] [--port 3000]`);
+      addressGiven = true;
+    } else throw new Error(`unknown argument ${arg}; ${USAGE}`);
   }
+  if (addressGiven && !args.ws) args.http = true;
   return args;
 }
 
@@ -43,24 +54,38 @@ async function main(): Promise<void> {
   const store = app.get(NotesRepository).file;
   const entry = resolve(__dirname, 'main.js');
   if (args.http) {
-    await app.listen(
-      http({
-        host: args.host,
-        port: args.port,
-        onListening: (url) => {
-          process.stderr.write(
-            [
-              `gantry-notes is serving MCP on ${url} (notes in ${store}).`,
-              'Connect a client:',
-              `  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport "Streamable HTTP", URL ${url})`,
-              `  Claude Code:    claude mcp add --transport http notes ${url}`,
-              `  .mcp.json:      { "mcpServers": { "notes": { "type": "http", "url": "${url}" } } }`,
-              'Press Ctrl+C to stop.',
-              '',
-            ].join('\n'),
-          );
-        },
-      }),
+    const listener = http({ host: args.host, port: args.port, onListening: () => {} });
+    await app.listen(listener);
+    const url = listener.url as string;
+    // WebSocket upgrades of /mcp go to @gantry/ws; every other request stays with Fastify.
+    const fastify = listener.fastify;
+    if (args.ws && fastify) attachWebSocket(app, { server: fastify.server, path: '/mcp' });
+    const wsUrl = url.replace(/^http:/, 'ws:');
+    process.stderr.write(
+      [
+        `gantry-notes is serving MCP on ${url} (notes in ${store}).`,
+        ...(args.ws ? [`It also serves MCP over WebSocket on ${wsUrl} (subprotocol "mcp").`] : []),
+        'Connect a client:',
+        `  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport "Streamable HTTP", URL ${url})`,
+        `  Claude Code:    claude mcp add --transport http notes ${url}`,
+        `  .mcp.json:      { "mcpServers": { "notes": { "type": "http", "url": "${url}" } } }`,
+        ...(args.ws ? [`  gantry CLI:     npx gantry list ${wsUrl}`] : []),
+        'Press Ctrl+C to stop.',
+        '',
+      ].join('\n'),
+    );
+  } else if (args.ws) {
+    const listener = websocket({ host: args.host, port: args.port });
+    await app.listen(listener);
+    process.stderr.write(
+      [
+        `gantry-notes is serving MCP on ${listener.url} (WebSocket, subprotocol "mcp"; notes in ${store}).`,
+        'Connect a client:',
+        `  gantry CLI:     npx gantry list ${listener.url}`,
+        `  Gantry client:  new WebSocketClientTransport({ url: '${listener.url}' })`,
+        'Press Ctrl+C to stop.',
+        '',
+      ].join('\n'),
     );
   } else {
     await app.listen(stdio());

@@ -1,4 +1,10 @@
-import { Client, connectHttp, httpStatusOf, StdioClientTransport } from '@gantry/client';
+import {
+  Client,
+  connectHttp,
+  httpStatusOf,
+  StdioClientTransport,
+  WebSocketClientTransport,
+} from '@gantry/client';
 import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from '@gantry/protocol';
 import { type Command, InvalidArgumentError } from 'commander';
 import { collect } from './args';
@@ -20,7 +26,7 @@ export interface ConnectionOptions {
 
 /** Help of every command's `<target>` argument. */
 export const TARGET_ARGUMENT_HELP =
-  'the server: a command line run over stdio ("node dist/main.js"), or an http(s):// URL';
+  'the server: a command line run over stdio ("node dist/main.js"), an http(s):// or a ws(s):// URL';
 
 /** Default time to wait for each answer, the handshake included: the client's default. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -30,11 +36,14 @@ export function addConnectionOptions(command: Command): Command {
   return command
     .option(
       '-H, --header <header>',
-      "HTTP target: a header for every request, 'Name: value' (repeatable)",
+      "HTTP or WebSocket target: a header for every request (WebSocket: of the upgrade), 'Name: value' (repeatable)",
       collect,
       [],
     )
-    .option('--token <token>', 'HTTP target: a bearer token, sent as Authorization: Bearer <token>')
+    .option(
+      '--token <token>',
+      'HTTP or WebSocket target: a bearer token, sent as Authorization: Bearer <token>',
+    )
     .option(
       '-e, --env <KEY=VALUE>',
       'stdio target: an environment variable for the server (repeatable)',
@@ -79,7 +88,7 @@ export async function withConnection<T>(
 ): Promise<T> {
   const target = parseTarget(targetText);
   checkOptionsFit(target, options);
-  const headers = target.kind === 'http' ? parseHeaders(options.header, options.token) : {};
+  const headers = target.kind === 'stdio' ? {} : parseHeaders(options.header, options.token);
   const env = target.kind === 'stdio' ? parseEnvAssignments(options.env) : {};
 
   const controller = new AbortController();
@@ -90,6 +99,10 @@ export async function withConnection<T>(
     try {
       if (target.kind === 'http') {
         await connectHttp(client, target.url, { headers, signal: controller.signal });
+      } else if (target.kind === 'ws') {
+        await client.connect(new WebSocketClientTransport({ url: target.url, headers }), {
+          signal: controller.signal,
+        });
       } else {
         const transport = new StdioClientTransport({
           command: target.command,
@@ -131,17 +144,17 @@ function interrupted(): ProcessExit {
 }
 
 function checkOptionsFit(target: Target, options: ConnectionOptions): void {
-  const misplaced =
-    target.kind === 'http'
-      ? [
-          options.env.length > 0 && '--env',
-          options.cwd !== undefined && '--cwd',
-          options.serverStderr && '--server-stderr',
-        ]
-      : [options.header.length > 0 && '--header', options.token !== undefined && '--token'];
+  const remote = target.kind !== 'stdio';
+  const misplaced = remote
+    ? [
+        options.env.length > 0 && '--env',
+        options.cwd !== undefined && '--cwd',
+        options.serverStderr && '--server-stderr',
+      ]
+    : [options.header.length > 0 && '--header', options.token !== undefined && '--token'];
   const first = misplaced.find((name) => typeof name === 'string');
   if (first) {
-    const applies = target.kind === 'http' ? 'a stdio (command line) target' : 'an http(s):// target';
+    const applies = remote ? 'a stdio (command line) target' : 'an http(s):// or ws(s):// target';
     throw new CliError(`${first} applies to ${applies} only`, ExitCode.Usage);
   }
 }
@@ -150,7 +163,7 @@ function checkOptionsFit(target: Target, options: ConnectionOptions): void {
 function connectError(target: Target, error: unknown): CliError {
   const message = error instanceof Error ? error.message : String(error);
   let text = `cannot connect to ${describeTarget(target)}: ${message.replace(/^Connection closed: /, '')}`;
-  const status = httpStatusOf(error);
+  const status = httpStatusOf(error) ?? upgradeStatusOf(message);
   if (status === 401 || status === 403) {
     text += "\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')";
   } else if (/timed out/.test(message)) {
@@ -160,4 +173,10 @@ function connectError(target: Target, error: unknown): CliError {
         : '\n(raise --timeout if the server is slow)';
   }
   return new CliError(text, ExitCode.Connection);
+}
+
+/** The HTTP status of a refused WebSocket upgrade, from the transport's message. */
+function upgradeStatusOf(message: string): number | undefined {
+  const status = /WebSocket upgrade refused with HTTP (\d{3})/.exec(message)?.[1];
+  return status === undefined ? undefined : Number(status);
 }

@@ -15,6 +15,7 @@ Targets (list, call, read, prompt):
                                (quotes, backslashes), but no shell runs it
   dist/main.js                 a .js file alone is run with this Node
   http://127.0.0.1:3000/mcp    Streamable HTTP, falling back to the legacy HTTP+SSE transport
+  ws://127.0.0.1:3000/mcp      WebSocket (subprotocol "mcp"); needs the ws package installed
 
 Exit codes:
   0  success

@@ -1,10 +1,11 @@
 import { CliError } from './cli-error';
 import { ExitCode } from './exit-codes';
 
-/** Where a command finds its server: a process spoken to over stdio, or an HTTP endpoint. */
+/** Where a command finds its server: a process spoken to over stdio, an HTTP or a WebSocket endpoint. */
 export type Target =
   | { kind: 'stdio'; command: string; args: string[]; text: string }
-  | { kind: 'http'; url: URL; text: string };
+  | { kind: 'http'; url: URL; text: string }
+  | { kind: 'ws'; url: URL; text: string };
 
 /** Words a POSIX shell would treat as operators; without a shell they would become arguments. */
 const SHELL_OPERATORS = new Set(['|', '||', '&', '&&', ';', '<', '>', '>>', '2>', '2>&1']);
@@ -14,37 +15,31 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const NODE_SCRIPT = /\.(?:js|cjs|mjs)$/;
 
 /**
- * Parses the `<target>` argument: `ws(s)://` is refused (it comes with `@gantry/ws`), `http(s)://`
- * is an HTTP endpoint, anything else a command line split with {@link splitCommandLine}.
+ * Parses the `<target>` argument: `http(s)://` is an HTTP endpoint, `ws(s)://` a WebSocket
+ * endpoint, anything else a command line split with {@link splitCommandLine}.
  */
 export function parseTarget(text: string): Target {
   const trimmed = text.trim();
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(trimmed)?.[1]?.toLowerCase();
-  if (scheme === 'ws' || scheme === 'wss') {
-    throw new CliError(
-      `WebSocket targets (${scheme}://) are not supported yet: they come with the @gantry/ws package. Use an http(s):// URL or a command line for now`,
-      ExitCode.Usage,
-    );
-  }
-  if (scheme === 'http' || scheme === 'https') {
+  if (scheme === 'http' || scheme === 'https' || scheme === 'ws' || scheme === 'wss') {
     let url: URL;
     try {
       url = new URL(trimmed);
     } catch {
       throw new CliError(`the target ${JSON.stringify(text)} is not a valid URL`, ExitCode.Usage);
     }
-    return { kind: 'http', url, text: trimmed };
+    return { kind: scheme.startsWith('ws') ? 'ws' : 'http', url, text: trimmed };
   }
   if (scheme !== undefined) {
     throw new CliError(
-      `unsupported target scheme ${scheme}://: use http(s):// for HTTP, or a command line for stdio`,
+      `unsupported target scheme ${scheme}://: use http(s):// for HTTP, ws(s):// for WebSocket, or a command line for stdio`,
       ExitCode.Usage,
     );
   }
   const words = splitCommandLine(text);
   if (words.length === 0) {
     throw new CliError(
-      'the target is empty: give a command line ("node dist/main.js") or an http(s):// URL',
+      'the target is empty: give a command line ("node dist/main.js"), or an http(s):// or ws(s):// URL',
       ExitCode.Usage,
     );
   }
@@ -151,7 +146,7 @@ function unterminated(what: string, line: string): CliError {
 
 /** A one-line name of the target for messages. */
 export function describeTarget(target: Target): string {
-  return target.kind === 'http' ? target.url.href : JSON.stringify(target.text.trim());
+  return target.kind === 'stdio' ? JSON.stringify(target.text.trim()) : target.url.href;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExitCode } from '../src/exit-codes';
-import { CLI, NOTES, nodeTarget, REGISTER, runCli, startNotesHttp } from './support/run-cli';
+import { CLI, NOTES, nodeTarget, REGISTER, runCli, startNotesHttp, startNotesWs } from './support/run-cli';
 
 const CONTENT_SERVER = nodeTarget('-r', REGISTER, resolve(__dirname, 'fixtures/content-server.ts'));
 const NOTES_TOOLS = 'create_note, get_note, search_notes, delete_note';
@@ -147,7 +147,7 @@ describe('gantry against apps/notes over stdio', () => {
     const missing = await runCli(['read', notes, 'notes://ffffffff'], { env });
     expect(missing.code).toBe(ExitCode.ToolError);
     expect(missing.stderr).toBe(
-      `gantry: resources/read "notes://ffffffff" failed: Resource not found: notes://ffffffff (JSON-RPC error -32002); data: {"uri":"notes://ffffffff"}\n(listed resources: notes://index, notes://${id})\n`,
+      `gantry: resources/read "notes://ffffffff" failed: Resource not found: notes://ffffffff (JSON-RPC error -32602); data: {"uri":"notes://ffffffff"}\n(listed resources: notes://index, notes://${id})\n`,
     );
   });
 
@@ -366,6 +366,105 @@ describe('gantry cannot connect (exit 3)', () => {
       );
       expect(seen[0]).toMatchObject({ authorization: 'Bearer s3cret', 'x-tenant': 'acme' });
     });
+  });
+});
+
+describe('gantry cannot connect over WebSocket (exit 3)', () => {
+  let server: Server;
+  let url: string;
+  const seen: IncomingHttpHeaders[] = [];
+
+  beforeAll(async () => {
+    server = createServer();
+    server.on('upgrade', (request, socket) => {
+      seen.push(request.headers);
+      socket.end(
+        'HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Type: text/plain\r\n' +
+          'Content-Length: 14\r\nConnection: close\r\n\r\ntoken expired\n',
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(() => new Promise((done) => server.close(done)));
+
+  it('sends --token and --header on the upgrade, and exits 3 with a hint when refused', async () => {
+    const { code, stdout, stderr } = await runCli(['list', url, '--token', 's3cret', '-H', 'X-Tenant: acme']);
+    expect(code).toBe(ExitCode.Connection);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      `gantry: cannot connect to ${url}: WebSocket upgrade refused with HTTP 401: token expired\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')\n`,
+    );
+    expect(seen[0]).toMatchObject({
+      authorization: 'Bearer s3cret',
+      'x-tenant': 'acme',
+      'sec-websocket-protocol': 'mcp',
+    });
+  });
+
+  it('when nothing listens at the URL', async () => {
+    const { port } = server.address() as AddressInfo;
+    const free = createServer();
+    await new Promise<void>((done) => free.listen(0, '127.0.0.1', done));
+    const freePort = (free.address() as AddressInfo).port;
+    await new Promise((done) => free.close(done));
+    expect(freePort).not.toBe(port);
+    const { code, stderr } = await runCli(['list', `ws://127.0.0.1:${freePort}/mcp`]);
+    expect(code).toBe(ExitCode.Connection);
+    expect(stderr).toMatch(
+      new RegExp(
+        `^gantry: cannot connect to ws://127\\.0\\.0\\.1:${freePort}/mcp: Cannot open WebSocket ws://127\\.0\\.0\\.1:${freePort}/mcp: connect ECONNREFUSED`,
+      ),
+    );
+  });
+});
+
+describe('gantry against apps/notes over WebSocket', () => {
+  let dir: string;
+  let notes: Awaited<ReturnType<typeof startNotesWs>>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gantry-cli-ws-'));
+    notes = await startNotesWs({ ...process.env, NOTES_DIR: dir });
+  });
+  afterAll(async () => {
+    await notes.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists, calls, reads and gets prompts over ws://', async () => {
+    const list = await runCli(['list', notes.url, '--json']);
+    expect(list.code).toBe(0);
+    expect(
+      JSON.parse(list.stdout)
+        .tools.map((t: { name: string }) => t.name)
+        .join(', '),
+    ).toBe(NOTES_TOOLS);
+
+    const created = await runCli([
+      'call',
+      notes.url,
+      'create_note',
+      '-a',
+      'title=Over WebSocket',
+      '-a',
+      'body=frames',
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^Created note [0-9a-f]{8}: Over WebSocket\n$/);
+
+    const index = await runCli(['read', notes.url, 'notes://index']);
+    expect(index.stdout).toMatch(/^# Notes\n\n- \[Over WebSocket\]\(notes:\/\/[0-9a-f]{8}\)\n$/);
+
+    const id = /([0-9a-f]{8})/.exec(created.stdout)?.[1] as string;
+    const prompt = await runCli(['prompt', notes.url, 'summarize_note', '-a', `id=${id}`]);
+    expect(prompt.code).toBe(0);
+    expect(prompt.stdout).toContain('Over WebSocket');
+
+    expect((await runCli(['call', notes.url, 'nope'])).code).toBe(ExitCode.ToolError);
+    expect((await runCli(['list', notes.url, '--env', 'A=1'])).stderr).toBe(
+      'gantry: --env applies to a stdio (command line) target only\n',
+    );
   });
 });
 

@@ -49,6 +49,7 @@ describe('gantry --version and --help', () => {
       expect(stdout).toContain(`  ${command}`);
     }
     expect(stdout).toContain('http://127.0.0.1:3000/mcp    Streamable HTTP');
+    expect(stdout).toContain('ws://127.0.0.1:3000/mcp      WebSocket (subprotocol "mcp")');
     expect(stdout).toContain('  2  usage: unknown command or option, missing or invalid arguments');
   });
 
@@ -140,17 +141,9 @@ describe('usage errors exit with code 2', () => {
     });
   });
 
-  it('a WebSocket target', async () => {
-    const { code, stderr } = await gantry('list', 'ws://127.0.0.1:3000/mcp');
-    expect(code).toBe(ExitCode.Usage);
-    expect(stderr).toMatch(
-      /^gantry: WebSocket targets \(ws:\/\/\) are not supported yet: they come with the @gantry\/ws package/,
-    );
-  });
-
   it('options that do not fit the target kind', async () => {
     expect((await gantry('list', 'node x.js', '--header', 'X-A: 1')).stderr).toBe(
-      'gantry: --header applies to an http(s):// target only\n',
+      'gantry: --header applies to an http(s):// or ws(s):// target only\n',
     );
     expect((await gantry('list', 'http://127.0.0.1:1/mcp', '--env', 'A=1')).stderr).toBe(
       'gantry: --env applies to a stdio (command line) target only\n',

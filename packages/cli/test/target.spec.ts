@@ -1,6 +1,12 @@
 import { CliError } from '../src/cli-error';
 import { ExitCode } from '../src/exit-codes';
-import { parseEnvAssignments, parseHeaders, parseTarget, splitCommandLine } from '../src/target';
+import {
+  describeTarget,
+  parseEnvAssignments,
+  parseHeaders,
+  parseTarget,
+  splitCommandLine,
+} from '../src/target';
 
 /** The CliError `fn` throws, for its message and exit code. */
 function failure(fn: () => unknown): CliError {
@@ -110,14 +116,15 @@ describe('parseTarget', () => {
     );
   });
 
-  it('refuses WebSocket URLs: they come with @gantry/ws', () => {
-    for (const url of ['ws://127.0.0.1:3000/mcp', 'wss://example.com/mcp']) {
-      const error = failure(() => parseTarget(url));
-      expect(error.exitCode).toBe(ExitCode.Usage);
-      expect(error.message).toMatch(
-        /^WebSocket targets \(wss?:\/\/\) are not supported yet: they come with the @gantry\/ws package/,
-      );
-    }
+  it('reads ws and wss URLs as WebSocket targets', () => {
+    const target = parseTarget('ws://127.0.0.1:3000/mcp');
+    expect(target.kind).toBe('ws');
+    expect(target.kind === 'ws' && target.url.href).toBe('ws://127.0.0.1:3000/mcp');
+    expect(parseTarget(' WSS://example.com/mcp ').kind).toBe('ws');
+    expect(describeTarget(parseTarget('wss://example.com/mcp'))).toBe('wss://example.com/mcp');
+    expect(failure(() => parseTarget('ws://exa mple.com')).message).toBe(
+      'the target "ws://exa mple.com" is not a valid URL',
+    );
   });
 
   it('refuses other URL schemes', () => {

@@ -7,4 +7,10 @@ export {
   type WebSocketOptions,
   websocket,
 } from './websocket';
-export { WebSocketServerTransport, WsCloseCode } from './websocket-server-transport';
+export {
+  DEFAULT_WEBSOCKET_FLOW,
+  type WebSocketFlowOptions,
+  type WebSocketFlowState,
+  WebSocketServerTransport,
+  WsCloseCode,
+} from './websocket-server-transport';

@@ -4,20 +4,32 @@ import type { Duplex } from 'node:stream';
 import type { GantryApplication, ListenHost, McpListener } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
-import { WebSocketServerTransport, WsCloseCode } from './websocket-server-transport';
+import {
+  resolveFlowOptions,
+  type WebSocketFlowOptions,
+  WebSocketServerTransport,
+  WsCloseCode,
+} from './websocket-server-transport';
 
 /** The WebSocket subprotocol of the MCP binding (as in the official TypeScript SDK). */
 export const MCP_SUBPROTOCOL = 'mcp';
 
-/** Options shared by {@link websocket} and {@link attachWebSocket}. */
-export interface WebSocketBindingOptions {
+/**
+ * Options shared by {@link websocket} and {@link attachWebSocket}; with the flow control of each
+ * socket ({@link WebSocketFlowOptions}: `maxInflight`, `highWaterMark`, `maxQueuedBytes`).
+ */
+export interface WebSocketBindingOptions extends WebSocketFlowOptions {
   /** Path the upgrade must target. Default `/mcp`. */
   path?: string;
   /** Largest accepted frame in bytes; bigger frames close the socket with 1009. Default 4 MiB. */
   maxPayload?: number;
   /** Most sockets open at once; further upgrades are refused with 503. Default unlimited. */
   maxConnections?: number;
-  /** Interval of WebSocket ping frames; a peer that misses a pong by the next one is dropped. Default 30 s; 0 turns it off. */
+  /**
+   * Interval of WebSocket ping frames; a peer that misses a pong by the next one is dropped
+   * (while the server has stopped reading a socket for flow control, it cannot see pongs, and
+   * that socket is not checked). Default 30 s; 0 turns it off.
+   */
   heartbeatMs?: number;
   /**
    * Origins allowed to open a socket (exact `scheme://host[:port]`, or `'*'`). Upgrades without an
@@ -49,13 +61,19 @@ export interface WebSocketListener extends McpListener {
   readonly port: number;
   /** `ws://host:port/path`, once listening. */
   readonly url: string;
+  /** The open sockets, each an MCP connection (see `WebSocketServerTransport.flow`). */
+  readonly connections: ReadonlySet<WebSocketServerTransport>;
 }
 
 /** What {@link attachWebSocket} returns. */
 export interface WebSocketAttachment {
+  /** The open sockets, each an MCP connection (see `WebSocketServerTransport.flow`). */
+  readonly connections: ReadonlySet<WebSocketServerTransport>;
   /** Closes every socket with 1001 and stops handling upgrades on `server`. */
   close(): Promise<void>;
 }
+
+const NO_CONNECTIONS: ReadonlySet<WebSocketServerTransport> = new Set();
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -96,7 +114,8 @@ function refuse(
  */
 class WebSocketGateway {
   private readonly wss: WebSocketServer;
-  private readonly transports = new Set<WebSocketServerTransport>();
+  readonly transports = new Set<WebSocketServerTransport>();
+  private readonly flow: Required<WebSocketFlowOptions>;
   private readonly alive = new WeakSet<WebSocket>();
   private readonly path: string;
   private heartbeat?: NodeJS.Timeout;
@@ -110,6 +129,8 @@ class WebSocketGateway {
     private readonly onError: (error: unknown) => void,
   ) {
     this.path = options.path ?? '/mcp';
+    this.flow = resolveFlowOptions('websocket', options);
+    app.server.stateless.warnIfKeyIsEphemeral();
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxPayload ?? DEFAULT_MAX_LINE_BYTES,
@@ -193,7 +214,7 @@ class WebSocketGateway {
   }
 
   private accept(ws: WebSocket, auth?: AuthInfo): void {
-    const transport = new WebSocketServerTransport(ws);
+    const transport = new WebSocketServerTransport(ws, this.flow);
     this.transports.add(transport);
     this.alive.add(ws);
     ws.on('pong', () => this.alive.add(ws));
@@ -206,7 +227,7 @@ class WebSocketGateway {
     // Beyond setTimeout's range (about 24.8 days) the token outlives any realistic socket.
     if (lifetime !== undefined && lifetime <= 2_147_483_647) {
       const timer = setTimeout(
-        () => void transport.close(1008, 'Access token expired'),
+        () => void transport.close(WsCloseCode.PolicyViolation, 'Access token expired'),
         Math.max(0, lifetime),
       );
       timer.unref();
@@ -214,12 +235,18 @@ class WebSocketGateway {
     }
     this.app.connect(transport, { auth }).catch((error) => {
       this.onError(error);
-      void transport.close(1011, 'Server error');
+      void transport.close(WsCloseCode.InternalError, 'Server error');
     });
   }
 
   private beat(): void {
-    for (const { socket } of this.transports) {
+    for (const transport of this.transports) {
+      const socket = transport.socket;
+      // A socket the server stopped reading cannot show its pongs; flow control ends the pause.
+      if (transport.flow.readingPaused) {
+        this.alive.add(socket);
+        continue;
+      }
       if (!this.alive.has(socket)) {
         socket.terminate();
         continue;
@@ -250,12 +277,13 @@ class WebSocketGateway {
 }
 
 /**
- * Serves the application over WebSocket on its own port: one socket, one session (2025-11-25
- * and earlier: `initialize` first, requests both ways, `ping`, close = shutdown).
+ * Serves the application over WebSocket on its own port: one socket, one MCP connection, in
+ * either era as on stdio (session era: `initialize` first, requests both ways, `ping`, close =
+ * shutdown; stateless era 2026-07-28: per-request `_meta`, detected per message).
  *
- * The binding (not defined by the MCP spec; see this package's README): subprotocol `mcp`,
+ * The binding (not defined by the MCP spec; see docs/websocket.md): subprotocol `mcp`,
  * one UTF-8 JSON-RPC message per text frame, binary frames closed with 1003, frames over
- * `maxPayload` closed with 1009, `app.close()` closes every socket with 1001.
+ * `maxPayload` closed with 1009, flow control both ways, `app.close()` closes every socket with 1001.
  *
  * @example
  * ```ts
@@ -265,6 +293,7 @@ class WebSocketGateway {
 export function websocket(options: WebSocketOptions): WebSocketListener {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
+  resolveFlowOptions('websocket', options);
   let server: Server | undefined;
   let gateway: WebSocketGateway | undefined;
   let port = 0;
@@ -275,6 +304,9 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
     get url() {
       const name = host.includes(':') ? `[${host}]` : host;
       return `ws://${name}:${port}${path}`;
+    },
+    get connections(): ReadonlySet<WebSocketServerTransport> {
+      return gateway?.transports ?? NO_CONNECTIONS;
     },
     async listen(listenHost: ListenHost): Promise<void> {
       if (server) throw new Error('This WebSocket listener is already listening');
@@ -360,5 +392,5 @@ export function attachWebSocket(
   };
   // `app.close()` stops listeners; register the attachment as one so shutdown sends 1001.
   void app.listen({ listen: async () => {}, close }).catch(() => {});
-  return { close };
+  return { connections: gateway.transports, close };
 }

@@ -229,5 +229,5 @@ describe('a stateless conversation over one socket', () => {
 });
 
 function sub(frame: Record<string, unknown>): unknown {
-  return ((frame.params as { _meta?: Record<string, unknown> } | undefined)?._meta ?? {})[SUB];
+  return (frame.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[SUB];
 }

@@ -48,10 +48,21 @@ function collect(child: ChildProcess): Promise<CliRun> {
 }
 
 /** Starts `apps/notes` with `--http --port 0` and resolves with its URL once it listens. */
-export async function startNotesHttp(
+export function startNotesHttp(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+  return startNotes(env, ['--http'], /serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+}
+
+/** Starts `apps/notes` with `--ws --port 0` (WebSocket only) and resolves with its ws:// URL. */
+export function startNotesWs(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+  return startNotes(env, ['--ws'], /serving MCP on (ws:\/\/127\.0\.0\.1:\d+\/mcp)/);
+}
+
+async function startNotes(
   env: NodeJS.ProcessEnv,
+  transport: string[],
+  printed: RegExp,
 ): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [NOTES, '--http', '--port', '0'], {
+  const child = spawn(process.execPath, [NOTES, ...transport, '--port', '0'], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -60,7 +71,7 @@ export async function startNotesHttp(
     child.once('exit', (code) => fail(new Error(`notes exited with code ${code}: ${stderr}`)));
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;
-      const found = /serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+      const found = printed.exec(stderr)?.[1];
       if (found) done(found);
     });
   });
