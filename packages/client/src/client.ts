@@ -15,6 +15,7 @@ import {
   type InputResponses,
   isJSONRPCNotification,
   isJSONRPCRequest,
+  isLoggingLevel,
   type JSONRPCNotification,
   LATEST_MODERN_PROTOCOL_VERSION,
   LATEST_PROTOCOL_VERSION,
@@ -22,6 +23,7 @@ import {
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type ListToolsResult,
+  LOG_LEVELS,
   LocalErrorCode,
   type LoggingLevel,
   McpError,
@@ -190,17 +192,6 @@ const INPUT_ROUND_METHODS: ReadonlySet<string> = new Set([
   Method.PromptsGet,
   Method.ResourcesRead,
 ]);
-
-const LOGGING_LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
 
 const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 const DEFAULT_MAX_INPUT_ROUNDS = 8;
@@ -574,9 +565,9 @@ export class Client {
    * server sends no log messages for that request).
    */
   async setLoggingLevel(level: LoggingLevel, options: ClientRequestOptions = {}): Promise<void> {
-    if (!LOGGING_LEVELS.includes(level)) {
+    if (!isLoggingLevel(level)) {
       throw new TypeError(
-        `Client.setLoggingLevel: unknown level ${JSON.stringify(level)}; use one of ${LOGGING_LEVELS.join(', ')}`,
+        `Client.setLoggingLevel: unknown level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
       );
     }
     if (this.currentEra === 'modern') {

@@ -39,6 +39,14 @@ function modernAnswerStatus(message: JSONRPCMessage | JSONRPCMessage[]): number 
 const STATELESS_REASON =
   'this server runs stateless HTTP, where each request stands alone and nothing can carry a request to the client and its answer back';
 
+/** 400 for a body that is JSON but not a JSON-RPC message. */
+function invalidMessage(
+  reply: FastifyReply,
+  invalid: { reason: string; id: RequestId | null },
+): FastifyReply {
+  return sendError(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${invalid.reason}`, invalid.id);
+}
+
 function accepts(request: FastifyRequest, ...types: string[]): boolean {
   const accept = request.headers.accept ?? '';
   // `*/*` accepts everything; SDK clients send both types explicitly.
@@ -274,15 +282,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         'Invalid request: clients do not send JSON-RPC responses in 2026-07-28',
       );
     }
-    if (classified.kind === 'invalid') {
-      return sendError(
-        reply,
-        400,
-        ErrorCode.InvalidRequest,
-        `Invalid request: ${classified.reason}`,
-        classified.id,
-      );
-    }
+    if (classified.kind === 'invalid') return invalidMessage(reply, classified);
     const message = classified.message;
     const problem = modernRequestProblem(request, message, (name) => app.registry.tools.get(name));
     if (problem)
@@ -346,15 +346,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     let initialize = false;
     for (const message of messages) {
       const classified = classifyMessage(message);
-      if (classified.kind === 'invalid' && !batch) {
-        return sendError(
-          reply,
-          400,
-          ErrorCode.InvalidRequest,
-          `Invalid request: ${classified.reason}`,
-          classified.id,
-        );
-      }
+      if (classified.kind === 'invalid' && !batch) return invalidMessage(reply, classified);
       if (classified.kind === 'request') {
         requestIds.push(classified.message.id);
         if (classified.message.method === 'initialize') initialize = true;
