@@ -192,6 +192,12 @@ export class WebSocketClientTransport implements Transport, ClientTransportHooks
     return this.socket?.protocol || undefined;
   }
 
+  /** The era cache's key for this endpoint: its origin and path (the query may carry a token). */
+  get eraCacheKey(): string {
+    const url = new URL(String(this.options.url));
+    return `ws:${url.origin}${url.pathname}`;
+  }
+
   /** How many times the socket was reopened after an unexpected close. */
   get reconnectCount(): number {
     return this.reconnections;
