@@ -58,10 +58,11 @@ export function pinAll(cpu: number, servers: readonly HttpServerProcess[]): () =
 }
 
 /**
- * Spawns one fresh child per server, opens a session on each and warms it up; then, for each
- * concurrency in turn, runs measured slices round-robin until every server has had
- * `durationMs`. At concurrency 1, with a `cpu`, this process and the servers run pinned to it
- * (see cpu-affinity.ts). Returns, per server, the result at each concurrency.
+ * Spawns one fresh child per server, opens a session on each (a stateless-era client has none
+ * to open) and warms it up; then, for each concurrency in turn, runs measured slices
+ * round-robin until every server has had `durationMs`. At concurrency 1, with a `cpu`, this
+ * process and the servers run pinned to it (see cpu-affinity.ts). Returns, per server, the
+ * result at each concurrency.
  */
 export async function measureHttpThroughput(
   specs: readonly HttpServerSpec[],
@@ -75,7 +76,7 @@ export async function measureHttpThroughput(
     for (const spec of specs) {
       const server = await HttpServerProcess.start(spec, cpuProfDir);
       servers.push(server);
-      const client = new HttpMcpClient(server);
+      const client = new HttpMcpClient(server, spec);
       clients.push(client);
       await client.initialize();
     }

@@ -159,7 +159,8 @@ function label(name: string): string {
   return HTTP_SERVER_LABELS[name] ?? name;
 }
 
-function ratioText(found: { ratio: number; rounds: number[] } | null, digits = 2): string {
+/** A ratio with the range of its single-round ratios in brackets. */
+export function ratioText(found: { ratio: number; rounds: number[] } | null, digits = 2): string {
   if (found === null) return '—';
   const { ratio, rounds } = found;
   if (rounds.length < 2) return `${ratio.toFixed(digits)}×`;

@@ -5,9 +5,11 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import {
+  type Era,
   expectEcho,
   INITIALIZE_JSON,
   INITIALIZED_JSON,
+  MODERN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
   type Response,
   toolCallJson,
@@ -18,6 +20,13 @@ import type { FromServer, ToServer } from './servers/http/harness';
 export interface HttpServerSpec {
   readonly name: string;
   readonly script: string;
+  /**
+   * The era its client speaks (default legacy): a session opened with initialize, or
+   * stateless-era POSTs (2026-07-28) with no session at all.
+   */
+  readonly era?: Era;
+  /** Stateless era: every answer must carry resultType "complete" (not asked of the floor, which has no MCP logic). */
+  readonly expectComplete?: boolean;
 }
 
 /** What one timed slice of traffic achieved. */
@@ -210,16 +219,26 @@ function withOutput(error: Error, name: string, tail: string): Error {
 }
 
 /**
- * An MCP client of one server over Streamable HTTP: one session (initialize, read
+ * An MCP client of one server over Streamable HTTP. Session era: one session (initialize, read
  * `Mcp-Session-Id`, notifications/initialized), then `tools/call` requests on it over
- * keep-alive connections. The floor sends no session id; then none is sent back.
+ * keep-alive connections; the floor sends no session id, then none is sent back. Stateless era
+ * (2026-07-28): no initialize and no session; every `tools/call` carries its `_meta` and the
+ * headers of transports.md §4.3 (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
  */
 export class HttpMcpClient {
   private agent = HttpMcpClient.newAgent();
   private sessionId: string | undefined;
   private nextId = 1;
+  private readonly era: Era;
+  private readonly expectComplete: boolean;
 
-  constructor(private readonly server: HttpServerProcess) {}
+  constructor(
+    private readonly server: HttpServerProcess,
+    spec: Pick<HttpServerSpec, 'era' | 'expectComplete'> = {},
+  ) {
+    this.era = spec.era ?? 'legacy';
+    this.expectComplete = spec.expectComplete ?? false;
+  }
 
   get name(): string {
     return this.server.name;
@@ -230,8 +249,9 @@ export class HttpMcpClient {
     return new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   }
 
-  /** Opens the session: initialize (checked), then notifications/initialized (202). */
+  /** Opens the session: initialize (checked), then notifications/initialized (202). The stateless era has none. */
   async initialize(): Promise<void> {
+    if (this.era === 'modern') return;
     this.sessionId = await openSession(this.server, this.agent);
   }
 
@@ -255,14 +275,16 @@ export class HttpMcpClient {
     let answered = 0;
     const latenciesUs: number[] = [];
     const headers = this.headers();
+    const era = this.era;
+    const complete = this.expectComplete;
     const lane = async () => {
       while (sending) {
         const id = this.nextId++;
-        const body = toolCallJson(id);
+        const body = toolCallJson(id, era);
         const sentAt = process.hrtime.bigint();
         const reply = await post(this.server.port, this.agent, headers, body);
         const receivedAt = process.hrtime.bigint();
-        expectToolResult(this.name, reply, id);
+        expectToolResult(this.name, reply, id, complete);
         answered++;
         if (!sending) return;
         responses++;
@@ -292,6 +314,15 @@ export class HttpMcpClient {
   }
 
   private headers(): Record<string, string> {
+    if (this.era === 'modern') {
+      return {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo',
+      };
+    }
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: ACCEPT,
@@ -403,8 +434,8 @@ function parseReply(name: string, reply: HttpReply, what: string): Response {
   return message as Response;
 }
 
-function expectToolResult(name: string, reply: HttpReply, id: number): void {
+function expectToolResult(name: string, reply: HttpReply, id: number, complete: boolean): void {
   const response = parseReply(name, reply, `tools/call ${id}`);
   if (response.id !== id) throw new Error(`${name}: expected the response to ${id}, got ${reply.body}`);
-  expectEcho(name, response, id);
+  expectEcho(name, response, id, complete);
 }

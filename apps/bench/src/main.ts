@@ -1,9 +1,11 @@
 // `npm run bench`: tools/call of an echo tool, each server a child process, over stdio
 // (Gantry with DTO and with JSON Schema arguments against the official SDK and a raw floor,
-// driven by the same pipe driver), over Streamable HTTP (Gantry's Fastify plugin against
-// the official SDK v1 and v2 and a raw Fastify floor, driven by the same HTTP client) and over
-// WebSocket (Gantry's listener against a bare `ws` floor, with Gantry's HTTP server beside
-// them at the same numbers of requests in flight). See README.md.
+// driven by the same pipe driver; the Gantry servers also spoken to in the stateless era),
+// over Streamable HTTP (Gantry's Fastify plugin against the official SDK v1 and v2 and a raw
+// Fastify floor, driven by the same HTTP client; then the stateless era against SDK v2's
+// createMcpHandler and the floor, with Gantry's session era beside them) and over WebSocket
+// (Gantry's listener against a bare `ws` floor, with Gantry's HTTP server beside them at the
+// same numbers of requests in flight). See README.md.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -15,6 +17,16 @@ import {
   measureHttpThroughput,
   measureSessionMemory,
 } from './http-driver';
+import {
+  computeHttpModernRatios,
+  computeHttpModernTargets,
+  HTTP_MODERN_METRICS,
+  HTTP_MODERN_SERVER_LABELS,
+  type HttpModernMetricKey,
+  type HttpModernResults,
+  type HttpModernServerResults,
+  renderHttpModernReport,
+} from './http-modern-report';
 import {
   computeHttpRatios,
   computeHttpTargets,
@@ -28,12 +40,14 @@ import {
 import { startLoadWindow } from './machine-load';
 import {
   type BenchResults,
+  computeModernRatios,
   computeRatios,
   METRICS,
   type MetricKey,
   renderReport,
   type ServerResults,
 } from './report';
+import type { Era } from './server-process';
 import { median } from './stats';
 import { measureWsThroughput, type WsMode, type WsServerSpec } from './ws-driver';
 import {
@@ -47,11 +61,36 @@ import {
   type WsServerResults,
 } from './ws-report';
 
-const SERVER_NAMES = ['gantry', 'gantry-schema', 'sdk', 'floor'] as const;
+/** The stdio servers; a `-modern` name is the same script spoken to in the stateless era. */
+const SERVER_NAMES = [
+  'gantry',
+  'gantry-schema',
+  'gantry-modern',
+  'gantry-schema-modern',
+  'sdk',
+  'floor',
+] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
+
+/**
+ * The stdio servers each `--era` runs: the session era's four, and for the stateless era the
+ * Gantry variants in both eras (the ratio is modern ÷ legacy) and the floor.
+ */
+const STDIO_BY_ERA: Record<'legacy' | 'modern', readonly ServerName[]> = {
+  legacy: ['gantry', 'gantry-schema', 'sdk', 'floor'],
+  modern: ['gantry', 'gantry-schema', 'gantry-modern', 'gantry-schema-modern', 'floor'],
+};
 
 const HTTP_SERVER_NAMES = ['gantry', 'sdk', 'sdk-v2', 'floor'] as const;
 type HttpServerName = (typeof HTTP_SERVER_NAMES)[number];
+
+/**
+ * The stateless-era HTTP servers: Gantry's HTTP server and SDK v2's createMcpHandler spoken to
+ * in the stateless era, the floor sent the same requests, and Gantry's HTTP server in the
+ * session era (the HTTP section's client) for comparison.
+ */
+const HTTP_MODERN_SERVER_NAMES = ['gantry-modern', 'sdk-v2-modern', 'floor', 'gantry'] as const;
+type HttpModernServerName = (typeof HTTP_MODERN_SERVER_NAMES)[number];
 
 const WS_SERVER_NAMES = ['gantry', 'floor', 'gantry-http'] as const;
 type WsServerName = (typeof WS_SERVER_NAMES)[number];
@@ -60,8 +99,14 @@ type WsServerName = (typeof WS_SERVER_NAMES)[number];
 const SESSION_SERVERS: readonly string[] = ['gantry', 'sdk', 'sdk-v2'];
 
 /** Packages a server needs beyond the workspace's own, checked before it is run. */
-const OPTIONAL_PACKAGES: Partial<Record<HttpServerName, readonly string[]>> = {
-  'sdk-v2': ['@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/fastify'],
+const SDK_V2_PACKAGES = [
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/node',
+  '@modelcontextprotocol/fastify',
+];
+const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  'sdk-v2': SDK_V2_PACKAGES,
+  'sdk-v2-modern': SDK_V2_PACKAGES,
 };
 
 /** Durations and counts of one run; `--quick` is a smoke check, not a measurement. */
@@ -89,15 +134,22 @@ const HTTP_QUICK = {
 };
 type HttpSettings = typeof HTTP_NORMAL;
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws] [--era legacy|modern|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
   --quick       short durations and one round: a smoke check, not a measurement
   --only-stdio  only the stdio section
-  --only-http   only the Streamable HTTP section
+  --only-http   only the Streamable HTTP sections (session era and stateless era)
   --only-ws     only the WebSocket section
+  --era         legacy: only the session era (MCP 2025-11-25), as the benchmark was before the
+                stateless era; modern: only the stateless-era measurements (2026-07-28: stdio
+                gantry-modern and gantry-schema-modern beside gantry, gantry-schema and floor,
+                and the stateless HTTP section); both (the default): everything
   --only        the servers to run, comma-separated; stdio has gantry, gantry-schema, sdk, floor
-                (gantry takes a class-validator DTO, gantry-schema a plain JSON Schema), HTTP has
-                gantry, sdk, sdk-v2, floor, WebSocket has gantry, floor, gantry-http (Gantry's
-                HTTP server as the reference); each section runs those of its own it is given
+                (gantry takes a class-validator DTO, gantry-schema a plain JSON Schema) and
+                gantry-modern, gantry-schema-modern (the same servers in the stateless era),
+                HTTP has gantry, sdk, sdk-v2, floor, stateless HTTP has gantry-modern,
+                sdk-v2-modern, floor, gantry (the session era, for comparison), WebSocket has
+                gantry, floor, gantry-http (Gantry's HTTP server as the reference); each
+                section runs those of its own it is given
   --json        print the results as JSON instead of tables (progress still goes to stderr)
   --no-pin      do not pin driver and server to one CPU (stdio sequential, HTTP and WebSocket at c=1)
   --cpu-prof    profile the HTTP servers (node --cpu-prof) into apps/bench/results/profiles/`;
@@ -109,11 +161,15 @@ interface Flags {
   cpuProf: boolean;
   stdio: boolean;
   http: boolean;
+  httpModern: boolean;
   ws: boolean;
   only: ServerName[];
   onlyHttp: HttpServerName[];
+  onlyHttpModern: HttpModernServerName[];
   onlyWs: WsServerName[];
 }
+
+const ERAS = ['legacy', 'modern', 'both'] as const;
 
 function parseFlags(argv: readonly string[]): Flags {
   const flags: Flags = {
@@ -123,14 +179,17 @@ function parseFlags(argv: readonly string[]): Flags {
     cpuProf: false,
     stdio: true,
     http: true,
+    httpModern: true,
     ws: true,
     only: [...SERVER_NAMES],
     onlyHttp: [...HTTP_SERVER_NAMES],
+    onlyHttpModern: [...HTTP_MODERN_SERVER_NAMES],
     onlyWs: [...WS_SERVER_NAMES],
   };
   let onlyStdio = false;
   let onlyHttp = false;
   let onlyWs = false;
+  let era: (typeof ERAS)[number] = 'both';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') flags.quick = true;
@@ -140,9 +199,15 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (arg === '--only-stdio') onlyStdio = true;
     else if (arg === '--only-http') onlyHttp = true;
     else if (arg === '--only-ws') onlyWs = true;
-    else if (arg === '--only' || arg.startsWith('--only=')) {
+    else if (arg === '--era' || arg.startsWith('--era=')) {
+      const value = arg === '--era' ? argv[++i] : arg.slice('--era='.length);
+      if (!(ERAS as readonly string[]).includes(value ?? '')) {
+        throw new Error(`--era takes one of ${ERAS.join(', ')}; got '${value ?? ''}'\n${USAGE}`);
+      }
+      era = value as (typeof ERAS)[number];
+    } else if (arg === '--only' || arg.startsWith('--only=')) {
       const list = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      [flags.only, flags.onlyHttp, flags.onlyWs] = parseServerList(list ?? '');
+      [flags.only, flags.onlyHttp, flags.onlyHttpModern, flags.onlyWs] = parseServerList(list ?? '');
     } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -152,19 +217,37 @@ function parseFlags(argv: readonly string[]): Flags {
     throw new Error(`--only-stdio, --only-http and --only-ws exclude each other\n${USAGE}`);
   }
   const all = !onlyStdio && !onlyHttp && !onlyWs;
+  const legacy = era !== 'modern';
+  const modern = era !== 'legacy';
+  const stdioEra = [...(legacy ? STDIO_BY_ERA.legacy : []), ...(modern ? STDIO_BY_ERA.modern : [])];
+  flags.only = flags.only.filter((name) => stdioEra.includes(name));
   flags.stdio = (all || onlyStdio) && flags.only.length > 0;
-  flags.http = (all || onlyHttp) && flags.onlyHttp.length > 0;
-  flags.ws = (all || onlyWs) && flags.onlyWs.length > 0;
-  if (!flags.stdio && !flags.http && !flags.ws) {
-    throw new Error(`nothing to run: the servers given to --only are not in the section chosen\n${USAGE}`);
+  flags.http = (all || onlyHttp) && legacy && flags.onlyHttp.length > 0;
+  flags.httpModern = (all || onlyHttp) && modern && flags.onlyHttpModern.length > 0;
+  flags.ws = (all || onlyWs) && legacy && flags.onlyWs.length > 0;
+  if (!flags.stdio && !flags.http && !flags.httpModern && !flags.ws) {
+    throw new Error(
+      `nothing to run: the servers given to --only are not in the section and era chosen ` +
+        `(WebSocket has no stateless-era measurements)\n${USAGE}`,
+    );
   }
   return flags;
 }
 
-/** The stdio, HTTP and WebSocket servers among the names given, each in its section's canonical order. */
-function parseServerList(list: string): [ServerName[], HttpServerName[], WsServerName[]] {
+/**
+ * The stdio, HTTP, stateless HTTP and WebSocket servers among the names given, each in its
+ * section's canonical order.
+ */
+function parseServerList(
+  list: string,
+): [ServerName[], HttpServerName[], HttpModernServerName[], WsServerName[]] {
   const names = list.split(',').filter((name) => name !== '');
-  const known: readonly string[] = [...SERVER_NAMES, ...HTTP_SERVER_NAMES, ...WS_SERVER_NAMES];
+  const known: readonly string[] = [
+    ...SERVER_NAMES,
+    ...HTTP_SERVER_NAMES,
+    ...HTTP_MODERN_SERVER_NAMES,
+    ...WS_SERVER_NAMES,
+  ];
   const unknown = names.filter((name) => !known.includes(name));
   if (names.length === 0 || unknown.length > 0) {
     throw new Error(
@@ -175,19 +258,28 @@ function parseServerList(list: string): [ServerName[], HttpServerName[], WsServe
   return [
     SERVER_NAMES.filter((name) => names.includes(name)),
     HTTP_SERVER_NAMES.filter((name) => names.includes(name)),
+    HTTP_MODERN_SERVER_NAMES.filter((name) => names.includes(name)),
     WS_SERVER_NAMES.filter((name) => names.includes(name)),
   ];
 }
 
+const MODERN_SUFFIX = '-modern';
+
+/** A `-modern` name: the server of the name without it, spoken to in the stateless era. */
+function eraOf(name: string): [base: string, era: Era] {
+  return name.endsWith(MODERN_SUFFIX) ? [name.slice(0, -MODERN_SUFFIX.length), 'modern'] : [name, 'legacy'];
+}
+
 function serverSpec(name: ServerName): ServerSpec {
-  const script = join(__dirname, 'servers', `${name}-echo.js`);
+  const [base, era] = eraOf(name);
+  const script = join(__dirname, 'servers', `${base}-echo.js`);
   if (!existsSync(script)) {
     throw new Error(
       `${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it? ` +
-        `(to run without it: --only ${SERVER_NAMES.filter((other) => other !== name).join(',')})`,
+        `(to run without it: --only ${SERVER_NAMES.filter((other) => eraOf(other)[0] !== base).join(',')})`,
     );
   }
-  return { name, script };
+  return { name, script, era };
 }
 
 function httpServerSpec(name: HttpServerName): HttpServerSpec {
@@ -196,6 +288,22 @@ function httpServerSpec(name: HttpServerName): HttpServerSpec {
     throw new Error(`${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it?`);
   }
   return { name, script };
+}
+
+/**
+ * A stateless-era HTTP server: `gantry-modern` is the HTTP section's Gantry server,
+ * `sdk-v2-modern` its own script (SDK v2's createMcpHandler), `floor` the HTTP floor sent the
+ * stateless-era requests (it answers them as any other: no resultType), `gantry` the HTTP
+ * section's Gantry server and client, session era.
+ */
+function httpModernServerSpec(name: HttpModernServerName): HttpServerSpec {
+  const file = name === 'gantry-modern' ? 'gantry' : name;
+  const script = join(__dirname, 'servers', 'http', `${file}.js`);
+  if (!existsSync(script)) {
+    throw new Error(`${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it?`);
+  }
+  if (name === 'gantry') return { name, script };
+  return { name, script, era: 'modern', expectComplete: name !== 'floor' };
 }
 
 function wsServerSpec(name: WsServerName): WsServerSpec {
@@ -209,7 +317,7 @@ function wsServerSpec(name: WsServerName): WsServerSpec {
 }
 
 /** The packages among `OPTIONAL_PACKAGES[name]` that cannot be resolved from here. */
-function missingPackages(name: HttpServerName): string[] {
+function missingPackages(name: string): string[] {
   return (OPTIONAL_PACKAGES[name] ?? []).filter((pkg) => {
     try {
       require.resolve(pkg);
@@ -231,7 +339,7 @@ async function runRound(
   results: Map<string, ServerResults>,
 ) {
   const rounds = (name: string) => results.get(name)!.rounds;
-  const line = (name: string, text: string) => progress(`  ${name.padEnd(13)} ${text}`);
+  const line = (name: string, text: string) => progress(`  ${name.padEnd(20)} ${text}`);
 
   for (const [name, rate] of await measurePipelined(specs, settings)) {
     rounds(name).pipelined.push(rate);
@@ -246,7 +354,9 @@ async function runRound(
       `sequential  ${Math.round(result.msgsPerSecond)} msg/s, p50 ${result.p50Us.toFixed(1)} µs, p99 ${result.p99Us.toFixed(1)} µs`,
     );
   }
-  for (const [name, samples] of await measureColdStarts(specs, settings.coldSpawns)) {
+  // Cold start is spawn → initialize answered: the stateless era has no handshake to time.
+  const legacySpecs = specs.filter((spec) => (spec.era ?? 'legacy') === 'legacy');
+  for (const [name, samples] of await measureColdStarts(legacySpecs, settings.coldSpawns)) {
     const ms = median(samples);
     rounds(name).coldStart.push(ms);
     line(name, `cold start  ${ms.toFixed(1)} ms (median of ${samples.length})`);
@@ -266,7 +376,7 @@ async function runStdio(flags: Flags, sequentialCpu: number | null): Promise<Ben
   const settings = flags.quick ? QUICK : NORMAL;
   const specs = flags.only.map(serverSpec);
   const perServer = new Map<string, ServerResults>(
-    specs.map((spec) => [spec.name, { rounds: emptyRounds(), median: {} as Record<MetricKey, number> }]),
+    specs.map((spec) => [spec.name, { rounds: emptyRounds(), median: {} as ServerResults['median'] }]),
   );
 
   const otherLoad: (number | null)[] = [];
@@ -281,7 +391,10 @@ async function runStdio(flags: Flags, sequentialCpu: number | null): Promise<Ben
     }
   }
   for (const result of perServer.values()) {
-    for (const metric of METRICS) result.median[metric.key] = median(result.rounds[metric.key]);
+    for (const metric of METRICS) {
+      const values = result.rounds[metric.key];
+      result.median[metric.key] = values.length === 0 ? null : median(values);
+    }
   }
 
   return {
@@ -384,6 +497,94 @@ async function runHttp(flags: Flags, latencyCpu: number | null): Promise<HttpRes
   };
 }
 
+async function runHttpModern(flags: Flags, latencyCpu: number | null): Promise<HttpModernResults> {
+  const settings = flags.quick ? HTTP_QUICK : HTTP_NORMAL;
+  const notInstalled: Record<string, string> = {};
+  const names = flags.onlyHttpModern.filter((name) => {
+    const missing = missingPackages(name);
+    if (missing.length === 0) return true;
+    notInstalled[name] = `npm install ${missing.join(' ')} (in apps/bench)`;
+    progress(`note: ${HTTP_MODERN_SERVER_LABELS[name]} left out, not installed: ${missing.join(', ')}`);
+    return false;
+  });
+  const specs = names.map(httpModernServerSpec);
+  let cpuProfDir: string | undefined;
+  if (flags.cpuProf) {
+    cpuProfDir = resolve(__dirname, '..', 'results', 'profiles');
+    mkdirSync(cpuProfDir, { recursive: true });
+  }
+  const perServer = new Map<string, HttpModernServerResults>(
+    specs.map((spec) => [
+      spec.name,
+      {
+        rounds: Object.fromEntries(
+          HTTP_MODERN_METRICS.map((metric) => [metric.key, [] as number[]]),
+        ) as Record<HttpModernMetricKey, number[]>,
+        median: {} as HttpModernServerResults['median'],
+      },
+    ]),
+  );
+
+  const otherLoad: (number | null)[] = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    progress(`HTTP stateless era round ${round + 1}/${settings.rounds}`);
+    const endLoadWindow = startLoadWindow();
+    if (specs.length > 0) {
+      const throughput = await measureHttpThroughput(rotate(specs, round), settings, latencyCpu, cpuProfDir);
+      for (const [name, byConcurrency] of throughput) {
+        const rounds = perServer.get(name)!.rounds;
+        for (const [concurrency, result] of byConcurrency) {
+          rounds[`rps${concurrency}` as HttpModernMetricKey].push(result.requestsPerSecond);
+          if (concurrency === 1) {
+            rounds.p50.push(result.p50Us);
+            rounds.p99.push(result.p99Us);
+          }
+          if (concurrency === 16 && result.serverCpuUs !== null) rounds.cpu16.push(result.serverCpuUs);
+        }
+        const rates = [...byConcurrency].map(
+          ([c, result]) => `c=${c} ${Math.round(result.requestsPerSecond)}`,
+        );
+        const c1 = byConcurrency.get(1)!;
+        const cpu = [...byConcurrency].map(
+          ([c, result]) => `c=${c} ${result.serverCpuUs?.toFixed(1) ?? '?'}`,
+        );
+        progress(
+          `  ${(HTTP_MODERN_SERVER_LABELS[name] ?? name).padEnd(18)} ${rates.join(', ')} req/s; ` +
+            `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
+        );
+      }
+    }
+    const load = endLoadWindow();
+    otherLoad.push(load);
+    if (load !== null) {
+      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
+    }
+  }
+  for (const result of perServer.values()) {
+    for (const metric of HTTP_MODERN_METRICS) {
+      const values = result.rounds[metric.key];
+      result.median[metric.key] = values.length === 0 ? null : median(values);
+    }
+  }
+
+  return {
+    date: new Date().toISOString(),
+    machine: { ...machineInfo(), otherLoad },
+    settings: {
+      rounds: settings.rounds,
+      warmupMs: settings.warmupMs,
+      primeMs: settings.primeMs,
+      durationMs: settings.durationMs,
+      sliceMs: settings.sliceMs,
+      concurrencies: CONCURRENCIES,
+      quick: flags.quick,
+      latencyCpu,
+    },
+    servers: Object.fromEntries(perServer),
+    notInstalled,
+  };
+}
+
 const WS_MODE_METRIC: Record<WsMode, WsMetricKey> = { c1: 'rps1', c16: 'rps16', c64: 'rps64' };
 
 async function runWs(
@@ -442,6 +643,8 @@ async function runWs(
     }
   }
   const schema = stdio?.servers['gantry-schema'];
+  const pipelined = schema?.median.pipelined ?? null;
+  const sequential = schema?.median.sequential ?? null;
   return {
     date: new Date().toISOString(),
     machine: { ...machineInfo(), otherLoad },
@@ -455,7 +658,7 @@ async function runWs(
       latencyCpu,
     },
     servers: Object.fromEntries(perServer),
-    stdio: schema ? { pipelined: schema.median.pipelined, sequential: schema.median.sequential } : null,
+    stdio: pipelined !== null && sequential !== null ? { pipelined, sequential } : null,
   };
 }
 
@@ -466,14 +669,20 @@ async function main(): Promise<void> {
 
   const stdio = flags.stdio ? await runStdio(flags, pinCpu) : null;
   const http = flags.http ? await runHttp(flags, pinCpu) : null;
+  const httpModern = flags.httpModern ? await runHttpModern(flags, pinCpu) : null;
   const ws = flags.ws ? await runWs(flags, pinCpu, stdio) : null;
 
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
   const json = JSON.stringify(
     {
-      stdio: stdio && { ...stdio, ratios: computeRatios(stdio) },
+      stdio: stdio && { ...stdio, ratios: computeRatios(stdio), modernRatios: computeModernRatios(stdio) },
       http: http && { ...http, ratios: computeHttpRatios(http), targets: computeHttpTargets(http) },
+      httpModern: httpModern && {
+        ...httpModern,
+        ratios: computeHttpModernRatios(httpModern),
+        targets: computeHttpModernTargets(httpModern),
+      },
       ws: ws && { ...ws, ratios: computeWsRatios(ws), targets: computeWsTargets(ws) },
     },
     null,
@@ -486,6 +695,7 @@ async function main(): Promise<void> {
     const sections = [];
     if (stdio) sections.push(renderReport(stdio));
     if (http) sections.push(renderHttpReport(http));
+    if (httpModern) sections.push(renderHttpModernReport(httpModern));
     if (ws) sections.push(renderWsReport(ws));
     console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
   }

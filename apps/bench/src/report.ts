@@ -40,16 +40,29 @@ export const GANTRY_VARIANTS: Readonly<Record<string, string>> = {
   'gantry-schema': 'gantry (JSON Schema)',
 };
 
-/** How the tables name a server: Gantry variants by their argument style, the others as is. */
+/**
+ * The same Gantry servers spoken to in the stateless era (2026-07-28: no initialize, `_meta` on
+ * every request), how the tables name them, and the session-era server each is compared with.
+ */
+export const MODERN_VARIANTS: Readonly<Record<string, { readonly label: string; readonly legacy: string }>> =
+  {
+    'gantry-modern': { label: 'gantry (DTO) stateless', legacy: 'gantry' },
+    'gantry-schema-modern': { label: 'gantry (JSON Schema) stateless', legacy: 'gantry-schema' },
+  };
+
+/** The metrics the stateless-era variants are measured on: no cold start (there is no handshake to time). */
+export const MODERN_METRICS: readonly MetricKey[] = ['pipelined', 'sequential', 'p50', 'p99'];
+
+/** How the tables name a server: Gantry variants by their argument style (and era), the others as is. */
 function label(name: string): string {
-  return GANTRY_VARIANTS[name] ?? name;
+  return GANTRY_VARIANTS[name] ?? MODERN_VARIANTS[name]?.label ?? name;
 }
 
 export interface ServerResults {
-  /** One value per round (cold start: the median of that round's spawns). */
+  /** One value per round (cold start: the median of that round's spawns); empty where not measured. */
   rounds: Record<MetricKey, number[]>;
-  /** The median over rounds: the number the tables show. */
-  median: Record<MetricKey, number>;
+  /** The median over rounds (null where not measured: cold start of the stateless-era variants). */
+  median: Record<MetricKey, number | null>;
 }
 
 export interface BenchResults {
@@ -100,12 +113,14 @@ export function computeRatios(results: BenchResults): RatioRow[] {
   return variants.flatMap((name) => METRICS.map(({ key }) => ratioRow(results, name, key)));
 }
 
+/** The ratio of two medians; null when either is missing. */
+function medianRatio(top: number | null, bottom: number | null | undefined): number | null {
+  return top === null || bottom === null || bottom === undefined ? null : top / bottom;
+}
+
 function ratioRow(results: BenchResults, name: string, key: MetricKey): RatioRow {
   const gantry = results.servers[name];
-  const over = (versus: string) => {
-    const other = results.servers[versus];
-    return other === undefined ? null : gantry.median[key] / other.median[key];
-  };
+  const over = (versus: string) => medianRatio(gantry.median[key], results.servers[versus]?.median[key]);
   const overRounds = (versus: string) => {
     const other = results.servers[versus];
     if (other === undefined) return null;
@@ -136,6 +151,60 @@ function ratioRow(results: BenchResults, name: string, key: MetricKey): RatioRow
     }
   }
   return row;
+}
+
+export interface ModernRatioRow {
+  /** The stateless-era variant (a key of MODERN_VARIANTS) whose value is divided. */
+  server: string;
+  metric: MetricKey;
+  /** ÷ the same server in the session era (measured in the same rounds), and per round. */
+  overLegacy: number | null;
+  overLegacyRounds: number[] | null;
+  /** ÷ the floor (which answers the session-era lines: it has no MCP logic, so the era is nothing to it). */
+  overFloor: number | null;
+  overFloorRounds: number[] | null;
+  target: string | null;
+  verdict: 'met' | 'missed' | 'unclear' | null;
+}
+
+/** What the stateless era may cost over stdio: at most ~10% of the session era's throughput. */
+const MODERN_TARGETS: readonly { metric: MetricKey; atLeast: number; text: string }[] = [
+  { metric: 'pipelined', atLeast: 0.9, text: 'stateless ≥ 0.9× session era' },
+  { metric: 'sequential', atLeast: 0.9, text: 'stateless ≥ 0.9× session era' },
+];
+
+/** One row per metric for each stateless-era variant in the run, variant by variant. */
+export function computeModernRatios(results: BenchResults): ModernRatioRow[] {
+  const variants = Object.keys(MODERN_VARIANTS).filter((name) => results.servers[name] !== undefined);
+  return variants.flatMap((name) =>
+    MODERN_METRICS.map((key) => {
+      const modern = results.servers[name];
+      const versus = (other: string) => {
+        const server = results.servers[other];
+        if (server === undefined) return [null, null] as const;
+        const rounds = modern.rounds[key].map((value, round) => value / server.rounds[key][round]);
+        return [medianRatio(modern.median[key], server.median[key]), rounds] as const;
+      };
+      const [overLegacy, overLegacyRounds] = versus(MODERN_VARIANTS[name].legacy);
+      const [overFloor, overFloorRounds] = versus('floor');
+      const target = MODERN_TARGETS.find((candidate) => candidate.metric === key);
+      let verdict: ModernRatioRow['verdict'] = null;
+      if (target !== undefined && overLegacy !== null && overLegacyRounds !== null) {
+        const outcomes = new Set([overLegacy, ...overLegacyRounds].map((value) => value >= target.atLeast));
+        verdict = outcomes.size > 1 ? 'unclear' : overLegacy >= target.atLeast ? 'met' : 'missed';
+      }
+      return {
+        server: name,
+        metric: key,
+        overLegacy,
+        overLegacyRounds: overLegacyRounds === null ? null : [...overLegacyRounds],
+        overFloor,
+        overFloorRounds: overFloorRounds === null ? null : [...overFloorRounds],
+        target: target?.text ?? null,
+        verdict,
+      };
+    }),
+  );
 }
 
 export const VERDICT_TEXT = { met: 'met', missed: 'MISSED', unclear: 'unclear (rounds disagree)' } as const;
@@ -178,7 +247,10 @@ export function renderReport(results: BenchResults): string {
     ['server', ...METRICS.map((metric) => `${metric.label} (${metric.unit})`)],
     ...names.map((name) => [
       label(name),
-      ...METRICS.map((metric) => formatNumber(results.servers[name].median[metric.key], metric.digits)),
+      ...METRICS.map((metric) => {
+        const value = results.servers[name].median[metric.key];
+        return value === null ? '—' : formatNumber(value, metric.digits);
+      }),
     ]),
   ]);
 
@@ -201,7 +273,7 @@ export function renderReport(results: BenchResults): string {
   const rows = computeRatios(results);
   const ratios =
     rows.length === 0
-      ? '(no Gantry server in this run)'
+      ? '(no session-era Gantry server in this run)'
       : table(
           [
             ['gantry variant', 'metric', '÷ sdk', '÷ floor', 'target', 'verdict'],
@@ -221,6 +293,34 @@ export function renderReport(results: BenchResults): string {
           2,
         );
 
+  const modernRows = computeModernRatios(results);
+  const modern =
+    modernRows.length === 0
+      ? []
+      : [
+          '',
+          'Stateless era (2026-07-28: no initialize, _meta on every request), the same servers: each variant ÷ itself',
+          'in the session era and ÷ floor (the floor answers the session-era lines; it has no MCP logic), in brackets as above',
+          table(
+            [
+              ['stateless variant', 'metric', '÷ session era', '÷ floor', 'target', 'verdict'],
+              ...modernRows.flatMap((row, index) => {
+                const first = index === 0 || modernRows[index - 1].server !== row.server;
+                const cells = [
+                  first ? MODERN_VARIANTS[row.server].label : '',
+                  METRICS.find((metric) => metric.key === row.metric)!.label,
+                  ratio(row.overLegacy, row.overLegacyRounds),
+                  ratio(row.overFloor, row.overFloorRounds),
+                  row.target ?? '',
+                  row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
+                ];
+                return first && index > 0 ? [cells.map(() => ''), cells] : [cells];
+              }),
+            ],
+            2,
+          ),
+        ];
+
   return [
     header,
     '',
@@ -233,5 +333,6 @@ export function renderReport(results: BenchResults): string {
     'Ratios of medians (each Gantry variant ÷ sdk, ÷ floor), with the lowest–highest ratio of a single round in brackets;',
     'throughput: higher is better; latency and cold start: lower is better',
     ratios,
+    ...modern,
   ].join('\n');
 }

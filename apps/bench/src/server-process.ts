@@ -3,10 +3,18 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { pinnedCommand } from './cpu-affinity';
 
-/** A server under test: its name and the compiled script `node` runs. */
+/**
+ * Which protocol era a driver speaks: `legacy` is the session era (2025-11-25: `initialize`
+ * first, then requests on the session), `modern` the stateless era (2026-07-28: no
+ * handshake, every request carries its version and capabilities in `params._meta`).
+ */
+export type Era = 'legacy' | 'modern';
+
+/** A server under test: its name, the compiled script `node` runs, and the era it is spoken to in (default legacy). */
 export interface ServerSpec {
   readonly name: string;
   readonly script: string;
+  readonly era?: Era;
 }
 
 /** What one timed slice of traffic achieved. */
@@ -21,15 +29,32 @@ export interface Slice {
 /** A JSON-RPC response as the checks read it. */
 export interface Response {
   readonly id: number | string;
-  readonly result?: { protocolVersion?: unknown; content?: Array<{ type?: unknown; text?: unknown }> };
+  readonly result?: {
+    protocolVersion?: unknown;
+    content?: Array<{ type?: unknown; text?: unknown }>;
+    resultType?: unknown;
+  };
   readonly error?: { code: number; message: string };
 }
 
 /** A server that answers nothing for this long has stalled; the run fails rather than hangs. */
 const STALL_MS = 10_000;
 
-/** The protocol version every driver (stdio and HTTP) negotiates. */
+/** The protocol version every session-era driver (stdio, HTTP, WebSocket) negotiates. */
 export const PROTOCOL_VERSION = '2025-11-25';
+
+/** The protocol version of every stateless-era request. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/**
+ * The `_meta` every stateless-era request carries (stateless-era.md §2): the two required
+ * keys, no capabilities. No clientInfo (a SHOULD, not a MUST): a request grows by what the era
+ * requires and no more.
+ */
+const MODERN_META_JSON = JSON.stringify({
+  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
 
 /** The `initialize` request (id 0) and the `notifications/initialized` that follows its answer. */
 export const INITIALIZE_JSON = JSON.stringify({
@@ -52,13 +77,19 @@ function textFor(id: number): string {
   return `hello ${id}`;
 }
 
-/** The `tools/call` of the echo tool with request id `id`, as JSON text. */
-export function toolCallJson(id: number): string {
+/**
+ * The `tools/call` of the echo tool with request id `id`, as JSON text; in the stateless era
+ * with the `_meta` every request of it carries.
+ */
+export function toolCallJson(id: number, era: Era = 'legacy'): string {
+  if (era === 'modern') {
+    return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"},"_meta":${MODERN_META_JSON}}}`;
+  }
   return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"}}}`;
 }
 
-function toolCallLine(id: number): string {
-  return `${toolCallJson(id)}\n`;
+function toolCallLine(id: number, era: Era): string {
+  return `${toolCallJson(id, era)}\n`;
 }
 
 const ignore = (): void => {};
@@ -71,9 +102,14 @@ function secondsSince(from: bigint): number {
   return Number(process.hrtime.bigint() - from) / 1e9;
 }
 
-/** One spawned server and the pipe to it. Use `start` (spawn + handshake) or, to time the handshake, the constructor and `initialize`. */
+/**
+ * One spawned server and the pipe to it. Use `start` (spawn + handshake in the session era) or,
+ * to time the handshake, the constructor and `initialize`.
+ */
 export class ServerProcess {
   readonly name: string;
+  /** The era the requests are written in; modern answers must also carry resultType "complete". */
+  private readonly era: Era;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly closed: Promise<void>;
   /** Receives every response, in arrival order; throwing fails the current exchange. */
@@ -91,6 +127,7 @@ export class ServerProcess {
   /** `cpu`: run the server pinned to that CPU. */
   constructor(spec: ServerSpec, cpu: number | null = null) {
     this.name = spec.name;
+    this.era = spec.era ?? 'legacy';
     const args = [process.execPath, spec.script];
     const [command, commandArgs] = cpu === null ? [args[0], args.slice(1)] : pinnedCommand(cpu, args);
     this.child = spawn(command, commandArgs, { stdio: 'pipe' });
@@ -115,9 +152,14 @@ export class ServerProcess {
     });
   }
 
-  /** Spawns the server and completes the MCP handshake. */
+  /**
+   * Spawns the server and, in the session era, completes the MCP handshake. The stateless era
+   * has none: the first request goes out with the first slice, and the pipe holds it until
+   * the server reads.
+   */
   static async start(spec: ServerSpec, cpu: number | null = null): Promise<ServerProcess> {
     const server = new ServerProcess(spec, cpu);
+    if (server.era === 'modern') return server;
     try {
       await server.initialize();
       return server;
@@ -157,14 +199,14 @@ export class ServerProcess {
     const send = () => {
       const id = this.nextId++;
       pending.add(id);
-      this.outbound += toolCallLine(id);
+      this.outbound += toolCallLine(id, this.era);
     };
     const startedAt = process.hrtime.bigint();
     const done = this.exchange((settle) => {
       this.onResponse = (response) => {
         const id = response.id as number;
         if (!pending.delete(id)) throw new Error(`${this.name}: response to unknown request ${response.id}`);
-        expectEcho(this.name, response, id);
+        expectEcho(this.name, response, id, this.era === 'modern');
         if (sending) {
           responses++;
           send();
@@ -188,7 +230,7 @@ export class ServerProcess {
     const send = () => {
       current = this.nextId++;
       sentAt = process.hrtime.bigint();
-      this.child.stdin.write(toolCallLine(current));
+      this.child.stdin.write(toolCallLine(current, this.era));
     };
     const startedAt = process.hrtime.bigint();
     const done = this.exchange((settle) => {
@@ -196,7 +238,7 @@ export class ServerProcess {
         const receivedAt = process.hrtime.bigint();
         if (response.id !== current)
           throw new Error(`${this.name}: expected response ${current}, got ${response.id}`);
-        expectEcho(this.name, response, current);
+        expectEcho(this.name, response, current, this.era === 'modern');
         if (!sending) return settle();
         latenciesUs.push(Number(receivedAt - sentAt) / 1000);
         send();
@@ -290,13 +332,19 @@ function parseResponse(name: string, line: string): Response | undefined {
   return message as Response;
 }
 
-/** Throws unless `response` is the echo result for request `id`. */
-export function expectEcho(name: string, response: Response, id: number): void {
+/**
+ * Throws unless `response` is the echo result for request `id`; with `complete`, also unless
+ * it carries `resultType: "complete"`, as every stateless-era result must.
+ */
+export function expectEcho(name: string, response: Response, id: number, complete = false): void {
   if (response.error !== undefined) {
     throw new Error(`${name}: request ${id} failed: ${response.error.code} ${response.error.message}`);
   }
   const content = response.result?.content;
   if (content?.length !== 1 || content[0].type !== 'text' || content[0].text !== textFor(id)) {
     throw new Error(`${name}: request ${id} expected echo '${textFor(id)}', got ${JSON.stringify(response)}`);
+  }
+  if (complete && response.result?.resultType !== 'complete') {
+    throw new Error(`${name}: request ${id} expected resultType "complete", got ${JSON.stringify(response)}`);
   }
 }
