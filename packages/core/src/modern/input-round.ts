@@ -30,8 +30,8 @@ export class InputRequiredSignal extends GantryError {
  */
 export class InputRound {
   private cursor = 0;
-  /** Input requests of this try, by key, in the order the handler made them. */
-  readonly pending = new Map<string, InputRequest>();
+  /** Input requests of this try, by key, in the order the handler made them (made on the first). */
+  private pending?: Map<string, InputRequest>;
   /** Capabilities the handler needed that the request did not declare. */
   missing?: ClientCapabilities;
   /** What the handler was told when it asked without them. */
@@ -63,6 +63,7 @@ export class InputRound {
     const index = this.cursor++;
     if (index < this.answers.length) return Promise.resolve(this.answers[index] as T);
     const key = `${request.method.split('/')[0]}-${index + 1}`;
+    this.pending ??= new Map();
     this.pending.set(key, request);
     return Promise.reject(new InputRequiredSignal(key));
   }
@@ -74,7 +75,12 @@ export class InputRound {
     return new CapabilityMissingError(message);
   }
 
+  /** True when the handler asked for input this try does not have. */
+  get hasPending(): boolean {
+    return this.pending !== undefined;
+  }
+
   get inputRequests(): InputRequests {
-    return Object.fromEntries(this.pending);
+    return Object.fromEntries(this.pending ?? []);
   }
 }

@@ -110,6 +110,8 @@ export class StatelessDispatcher {
   private readonly codec: RequestStateCodec;
   private readonly settings: Resolved;
   private warned = false;
+  /** `_meta` of every result, built once; undefined when `serverInfoInResults` is off. */
+  private readonly serverMeta?: Record<string, unknown>;
   private readonly cache: Required<{ [K in keyof CacheDefaults]: Required<CacheHint> }>;
 
   constructor(
@@ -125,6 +127,7 @@ export class StatelessDispatcher {
     private readonly logger: Logger,
   ) {
     this.settings = resolveStatelessOptions(options);
+    if (this.settings.serverInfo) this.serverMeta = Object.freeze({ [MetaKey.ServerInfo]: serverInfo });
     this.codec = new RequestStateCodec({ key: this.settings.key, ttlMs: this.settings.ttlMs });
     this.cache = {
       discover: { ...DEFAULT_CACHE.discover, ...cache?.discover },
@@ -175,51 +178,44 @@ export class StatelessDispatcher {
     );
   }
 
-  /** Serves one stateless-era request that arrived on `connection` (its `auth`: who is calling). */
+  /**
+   * Serves one stateless-era request that arrived on `connection` (its `auth`: who is calling).
+   * Throws (or rejects with) the JSON-RPC error to answer.
+   */
   handle(
     request: JSONRPCRequest,
     inbound: InboundRequest,
     connection: { readonly auth?: AuthInfo },
-  ): Promise<Result> {
+  ): Result | Promise<Result> {
     const params = request.params;
     const meta = params?._meta as Record<string, unknown>;
     const version = meta[MetaKey.ProtocolVersion];
     if (typeof version !== 'string') {
-      return Promise.reject(
-        new InvalidParamsError(
-          `Invalid params: _meta["${MetaKey.ProtocolVersion}"] must be a protocol version string`,
-        ),
+      throw new InvalidParamsError(
+        `Invalid params: _meta["${MetaKey.ProtocolVersion}"] must be a protocol version string`,
       );
     }
     if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
-      return Promise.reject(
-        new UnsupportedProtocolVersionError(`Unsupported protocol version: ${version}`, {
-          supported: [...MODERN_PROTOCOL_VERSIONS],
-          requested: version,
-        }),
-      );
+      throw new UnsupportedProtocolVersionError(`Unsupported protocol version: ${version}`, {
+        supported: [...MODERN_PROTOCOL_VERSIONS],
+        requested: version,
+      });
     }
     const capabilities = meta[MetaKey.ClientCapabilities];
     if (!isObject(capabilities)) {
-      return Promise.reject(
-        new InvalidParamsError(
-          `Invalid params: _meta["${MetaKey.ClientCapabilities}"] is required on every ${version} request (an object; {} declares none)`,
-        ),
+      throw new InvalidParamsError(
+        `Invalid params: _meta["${MetaKey.ClientCapabilities}"] is required on every ${version} request (an object; {} declares none)`,
       );
     }
     const level = meta[MetaKey.LogLevel];
     if (level !== undefined && !isLoggingLevel(level)) {
-      return Promise.reject(
-        new InvalidParamsError(
-          `Invalid params: unknown log level ${JSON.stringify(level)} in _meta["${MetaKey.LogLevel}"]; use one of ${LOG_LEVELS.join(', ')}`,
-        ),
+      throw new InvalidParamsError(
+        `Invalid params: unknown log level ${JSON.stringify(level)} in _meta["${MetaKey.LogLevel}"]; use one of ${LOG_LEVELS.join(', ')}`,
       );
     }
     const handler = this.methods.get(request.method);
     if (!handler) {
-      return Promise.reject(
-        new MethodNotFoundError(`Method not found: ${request.method}`, { method: request.method }),
-      );
+      throw new MethodNotFoundError(`Method not found: ${request.method}`, { method: request.method });
     }
     const info = meta[MetaKey.ClientInfo];
     const call = new ModernCall(
@@ -237,9 +233,11 @@ export class StatelessDispatcher {
     try {
       outcome = handler(params, inbound, call);
     } catch (error) {
-      return Promise.reject(modernError(error));
+      throw modernError(error);
     }
-    return Promise.resolve(outcome).then(
+    // Synchronous handlers are answered synchronously: no promise on the hot path.
+    if (!(outcome instanceof Promise)) return this.finish(outcome);
+    return outcome.then(
       (result) => this.finish(result),
       (error) => {
         throw modernError(error);
@@ -247,11 +245,12 @@ export class StatelessDispatcher {
     );
   }
 
-  /** `resultType` and `serverInfo` on every result. */
+  /** `resultType` and `serverInfo` on every result (a shallow copy: results may be shared). */
   private finish(result: Result): Result {
-    const out: Result = { ...result };
+    const out: Result = Object.assign({}, result);
     if (out.resultType === undefined) out.resultType = 'complete';
-    if (this.settings.serverInfo) out._meta = { ...out._meta, [MetaKey.ServerInfo]: this.serverInfo };
+    const serverMeta = this.serverMeta;
+    if (serverMeta) out._meta = result._meta === undefined ? serverMeta : { ...result._meta, ...serverMeta };
     return out;
   }
 
@@ -307,96 +306,125 @@ export class StatelessDispatcher {
    */
   private roundTrips(method: string, base: MethodHandler): MethodHandler {
     const salient = SALIENT[method];
-    return async (params, inbound, session) => {
+    return (params, inbound, session) => {
       const call = session as ModernCall;
-      // Computed only when a state is opened or issued: most calls need neither.
-      const binding = () => ({
-        digest: RequestStateCodec.digest(method, salient(params)),
-        principal: principalDigest(call.auth),
-      });
-      const responses = params?.inputResponses;
-      const state = params?.requestState;
-      let answers: unknown[] = [];
-      let rounds = 0;
-      if (state !== undefined) {
-        const { digest, principal } = binding();
-        const prior = this.codec.open(state, method, digest, principal);
-        if (!isObject(responses)) {
-          throw new InvalidParamsError(
-            `Invalid params: the retry must carry "inputResponses" answering ${prior.expected.map((k) => JSON.stringify(k)).join(', ')}`,
-          );
-        }
-        const given: unknown[] = [];
-        for (const key of prior.expected) {
-          if (!isObject(responses[key])) {
-            throw new InvalidParamsError(
-              `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
-            );
-          }
-          const problem = answerProblem(key, responses[key] as Record<string, unknown>);
-          if (problem) {
-            throw new InvalidParamsError(
-              `Invalid params: the answer to the input request ${JSON.stringify(key)} ${problem}`,
-            );
-          }
-          // Answers to a thrown UrlElicitationRequiredError are consent only: the handler checks its own state.
-          if (!key.startsWith(URL_KEY)) given.push(responses[key]);
-        }
-        answers = [...prior.answers, ...given];
-        rounds = prior.rounds;
-      } else if (responses !== undefined) {
-        throw new InvalidParamsError(
-          'Invalid params: "inputResponses" came without "requestState"; echo the requestState of the input_required result',
-        );
-      }
-      const round = new InputRound(answers, true, method);
+      const replay =
+        params?.requestState !== undefined || params?.inputResponses !== undefined
+          ? this.replay(method, salient, params, call)
+          : undefined;
+      const round = new InputRound(replay?.answers ?? NO_ANSWERS, true, method);
       call.inputRound = round;
-      let result: Result | undefined;
-      let failure: unknown;
-      let failed = false;
+      const after = (result: Result | undefined, failure: unknown, failed: boolean) =>
+        this.afterTry(method, salient, params, call, round, replay?.rounds ?? 0, result, failure, failed);
+      let outcome: Result | Promise<Result>;
       try {
-        result = await base(params, inbound, call);
+        outcome = base(params, inbound, call);
       } catch (error) {
-        failure = error;
-        failed = true;
+        return after(undefined, error, true);
       }
-      /** Ends this try with `input_required`: the requests, and a state for the retry. */
-      const inputRequired = (inputRequests: InputRequests): Result => {
-        if (rounds + 1 > this.settings.maxRounds) {
-          throw new InternalError(
-            `Internal error: ${method} asked the client for input more than ${this.settings.maxRounds} times (stateless.maxInputRounds)`,
-          );
-        }
-        const { digest, principal } = binding();
-        const requestState = this.codec.issue(method, digest, principal, {
-          answers,
-          expected: Object.keys(inputRequests),
-          rounds: rounds + 1,
-        });
-        return { resultType: 'input_required', inputRequests, requestState } as Result;
-      };
-      if (round.pending.size > 0) return inputRequired(round.inputRequests);
-      // The handler needed a capability the request did not declare, and did not recover.
-      if (round.missing && (failed || (result as { isError?: unknown } | undefined)?.isError === true)) {
-        throw new MissingRequiredClientCapabilityError(
-          `Missing required client capability: ${round.missingMessage ?? `${method} needs client capabilities this request did not declare`}`,
-          { requiredCapabilities: round.missing },
+      // A synchronous handler is answered synchronously: no promise on the hot path.
+      if (!(outcome instanceof Promise)) return after(outcome, undefined, false);
+      return outcome.then(
+        (result) => after(result, undefined, false),
+        (error) => after(undefined, error, true),
+      );
+    };
+  }
+
+  /** Opens the echoed `requestState` and appends the answers of this retry, in order. */
+  private replay(
+    method: string,
+    salient: (params: RequestParams | undefined) => unknown,
+    params: RequestParams | undefined,
+    call: ModernCall,
+  ): { answers: unknown[]; rounds: number } {
+    const responses = params?.inputResponses;
+    const state = params?.requestState;
+    if (state === undefined) {
+      throw new InvalidParamsError(
+        'Invalid params: "inputResponses" came without "requestState"; echo the requestState of the input_required result',
+      );
+    }
+    const prior = this.codec.open(
+      state,
+      method,
+      RequestStateCodec.digest(method, salient(params)),
+      principalDigest(call.auth),
+    );
+    if (!isObject(responses)) {
+      throw new InvalidParamsError(
+        `Invalid params: the retry must carry "inputResponses" answering ${prior.expected.map((k) => JSON.stringify(k)).join(', ')}`,
+      );
+    }
+    const given: unknown[] = [];
+    for (const key of prior.expected) {
+      if (!isObject(responses[key])) {
+        throw new InvalidParamsError(
+          `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
         );
       }
-      // 2026-07-28 retired −32042: the URL elicitations become input requests of this result.
-      if (failed && failure instanceof UrlElicitationRequiredError && failure.elicitations.length > 0) {
-        return inputRequired(StatelessDispatcher.urlInputRequests(rounds + 1, failure));
+      const problem = answerProblem(key, responses[key] as Record<string, unknown>);
+      if (problem) {
+        throw new InvalidParamsError(
+          `Invalid params: the answer to the input request ${JSON.stringify(key)} ${problem}`,
+        );
       }
-      if (failed) throw failure;
-      if (method === Method.ResourcesRead && result) {
-        return withHint(result, this.readHint(String(params?.uri), call.auth));
+      // Answers to a thrown UrlElicitationRequiredError are consent only: the handler checks its own state.
+      if (!key.startsWith(URL_KEY)) given.push(responses[key]);
+    }
+    return { answers: [...prior.answers, ...given], rounds: prior.rounds };
+  }
+
+  /** What one try of a round-trip method answers, once its handler settled. */
+  private afterTry(
+    method: string,
+    salient: (params: RequestParams | undefined) => unknown,
+    params: RequestParams | undefined,
+    call: ModernCall,
+    round: InputRound,
+    rounds: number,
+    result: Result | undefined,
+    failure: unknown,
+    failed: boolean,
+  ): Result {
+    /** Ends this try with `input_required`: the requests, and a state for the retry. */
+    const inputRequired = (inputRequests: InputRequests): Result => {
+      if (rounds + 1 > this.settings.maxRounds) {
+        throw new InternalError(
+          `Internal error: ${method} asked the client for input more than ${this.settings.maxRounds} times (stateless.maxInputRounds)`,
+        );
       }
-      return result as Result;
+      const requestState = this.codec.issue(
+        method,
+        RequestStateCodec.digest(method, salient(params)),
+        principalDigest(call.auth),
+        { answers: round.gathered, expected: Object.keys(inputRequests), rounds: rounds + 1 },
+      );
+      return { resultType: 'input_required', inputRequests, requestState } as Result;
     };
+    if (round.hasPending) return inputRequired(round.inputRequests);
+    // The handler needed a capability the request did not declare, and did not recover.
+    if (round.missing && (failed || (result as { isError?: unknown } | undefined)?.isError === true)) {
+      throw new MissingRequiredClientCapabilityError(
+        `Missing required client capability: ${round.missingMessage ?? `${method} needs client capabilities this request did not declare`}`,
+        { requiredCapabilities: round.missing },
+      );
+    }
+    // 2026-07-28 retired −32042: the URL elicitations become input requests of this result.
+    if (failed && failure instanceof UrlElicitationRequiredError && failure.elicitations.length > 0) {
+      return inputRequired(StatelessDispatcher.urlInputRequests(rounds + 1, failure));
+    }
+    if (failed) throw failure;
+    if (method === Method.ResourcesRead && result) {
+      return withHint(result, this.readHint(String(params?.uri), call.auth));
+    }
+    return result as Result;
   }
 }
 
 const URL_KEY = 'url-';
+
+const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
 
 /** What is wrong with the shape of an answer, judged by the kind of input request it answers. */
 function answerProblem(key: string, answer: Record<string, unknown>): string | undefined {
