@@ -494,13 +494,17 @@ export class Peer {
   private handleClosed(error?: Error): void {
     if (this.closed) return;
     this.closed = true;
-    const closedError = new ConnectionClosedError(
-      error ? `Connection closed: ${error.message}` : 'Connection closed',
-      error ? { cause: error } : undefined,
-    );
-    for (const record of [...this.pending.values()]) this.settle(record, undefined, closedError);
-    for (const inbound of this.inflight.values()) inbound.cancel(closedError);
-    this.inflight.clear();
+    // Built only when someone hears it: an Error captures a stack, and short-lived connections
+    // (one per stateless HTTP request) usually close with nothing pending.
+    if (this.pending.size > 0 || this.inflight.size > 0) {
+      const closedError = new ConnectionClosedError(
+        error ? `Connection closed: ${error.message}` : 'Connection closed',
+        error ? { cause: error } : undefined,
+      );
+      for (const record of [...this.pending.values()]) this.settle(record, undefined, closedError);
+      for (const inbound of this.inflight.values()) inbound.cancel(closedError);
+      this.inflight.clear();
+    }
     this.options.onClose?.(error);
   }
 
