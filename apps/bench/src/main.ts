@@ -47,6 +47,7 @@ import {
   renderReport,
   type ServerResults,
 } from './report';
+import type { MeasuredServer, Metric } from './report-tables';
 import type { Era } from './server-process';
 import { median } from './stats';
 import { measureWsThroughput, type WsMode, type WsServerSpec } from './ws-driver';
@@ -332,6 +333,38 @@ function progress(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
+/**
+ * Runs `count` rounds of `measure`, each announced as `${title} round i/count` and watched for the
+ * CPU other processes use, then sets each server's median of each metric over the rounds (null
+ * where not measured). Returns the share of the CPUs other processes used, per round.
+ */
+async function measureRounds<K extends string>(
+  title: string,
+  count: number,
+  measure: (round: number) => Promise<void>,
+  perServer: ReadonlyMap<string, MeasuredServer<K>>,
+  metrics: readonly Metric<K>[],
+): Promise<(number | null)[]> {
+  const otherLoad: (number | null)[] = [];
+  for (let round = 0; round < count; round++) {
+    progress(`${title} round ${round + 1}/${count}`);
+    const endLoadWindow = startLoadWindow();
+    await measure(round);
+    const load = endLoadWindow();
+    otherLoad.push(load);
+    if (load !== null) {
+      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
+    }
+  }
+  for (const result of perServer.values()) {
+    for (const metric of metrics) {
+      const values = result.rounds[metric.key];
+      result.median[metric.key] = values.length === 0 ? null : median(values);
+    }
+  }
+  return otherLoad;
+}
+
 async function runRound(
   specs: readonly ServerSpec[],
   settings: Settings,
@@ -379,23 +412,15 @@ async function runStdio(flags: Flags, sequentialCpu: number | null): Promise<Ben
     specs.map((spec) => [spec.name, { rounds: emptyRounds(), median: {} as ServerResults['median'] }]),
   );
 
-  const otherLoad: (number | null)[] = [];
-  for (let round = 0; round < settings.rounds; round++) {
-    progress(`stdio round ${round + 1}/${settings.rounds}`);
-    const endLoadWindow = startLoadWindow();
-    await runRound(rotate(specs, round), settings, sequentialCpu, perServer);
-    const load = endLoadWindow();
-    otherLoad.push(load);
-    if (load !== null) {
-      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
-    }
-  }
-  for (const result of perServer.values()) {
-    for (const metric of METRICS) {
-      const values = result.rounds[metric.key];
-      result.median[metric.key] = values.length === 0 ? null : median(values);
-    }
-  }
+  const otherLoad = await measureRounds(
+    'stdio',
+    settings.rounds,
+    async (round) => {
+      await runRound(rotate(specs, round), settings, sequentialCpu, perServer);
+    },
+    perServer,
+    METRICS,
+  );
 
   return {
     date: new Date().toISOString(),
@@ -469,24 +494,16 @@ async function runHttp(flags: Flags, latencyCpu: number | null): Promise<HttpRes
     ]),
   );
 
-  const otherLoad: (number | null)[] = [];
-  for (let round = 0; round < settings.rounds; round++) {
-    progress(`HTTP round ${round + 1}/${settings.rounds}`);
-    const endLoadWindow = startLoadWindow();
-    if (specs.length > 0)
-      await runHttpRound(rotate(specs, round), settings, latencyCpu, cpuProfDir, perServer);
-    const load = endLoadWindow();
-    otherLoad.push(load);
-    if (load !== null) {
-      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
-    }
-  }
-  for (const result of perServer.values()) {
-    for (const metric of HTTP_METRICS) {
-      const values = result.rounds[metric.key];
-      result.median[metric.key] = values.length === 0 ? null : median(values);
-    }
-  }
+  const otherLoad = await measureRounds(
+    'HTTP',
+    settings.rounds,
+    async (round) => {
+      if (specs.length > 0)
+        await runHttpRound(rotate(specs, round), settings, latencyCpu, cpuProfDir, perServer);
+    },
+    perServer,
+    HTTP_METRICS,
+  );
 
   return {
     date: new Date().toISOString(),
@@ -525,47 +542,44 @@ async function runHttpModern(flags: Flags, latencyCpu: number | null): Promise<H
     ]),
   );
 
-  const otherLoad: (number | null)[] = [];
-  for (let round = 0; round < settings.rounds; round++) {
-    progress(`HTTP stateless era round ${round + 1}/${settings.rounds}`);
-    const endLoadWindow = startLoadWindow();
-    if (specs.length > 0) {
-      const throughput = await measureHttpThroughput(rotate(specs, round), settings, latencyCpu, cpuProfDir);
-      for (const [name, byConcurrency] of throughput) {
-        const rounds = perServer.get(name)!.rounds;
-        for (const [concurrency, result] of byConcurrency) {
-          rounds[`rps${concurrency}` as HttpModernMetricKey].push(result.requestsPerSecond);
-          if (concurrency === 1) {
-            rounds.p50.push(result.p50Us);
-            rounds.p99.push(result.p99Us);
+  const otherLoad = await measureRounds(
+    'HTTP stateless era',
+    settings.rounds,
+    async (round) => {
+      if (specs.length > 0) {
+        const throughput = await measureHttpThroughput(
+          rotate(specs, round),
+          settings,
+          latencyCpu,
+          cpuProfDir,
+        );
+        for (const [name, byConcurrency] of throughput) {
+          const rounds = perServer.get(name)!.rounds;
+          for (const [concurrency, result] of byConcurrency) {
+            rounds[`rps${concurrency}` as HttpModernMetricKey].push(result.requestsPerSecond);
+            if (concurrency === 1) {
+              rounds.p50.push(result.p50Us);
+              rounds.p99.push(result.p99Us);
+            }
+            if (concurrency === 16 && result.serverCpuUs !== null) rounds.cpu16.push(result.serverCpuUs);
           }
-          if (concurrency === 16 && result.serverCpuUs !== null) rounds.cpu16.push(result.serverCpuUs);
+          const rates = [...byConcurrency].map(
+            ([c, result]) => `c=${c} ${Math.round(result.requestsPerSecond)}`,
+          );
+          const c1 = byConcurrency.get(1)!;
+          const cpu = [...byConcurrency].map(
+            ([c, result]) => `c=${c} ${result.serverCpuUs?.toFixed(1) ?? '?'}`,
+          );
+          progress(
+            `  ${(HTTP_MODERN_SERVER_LABELS[name] ?? name).padEnd(18)} ${rates.join(', ')} req/s; ` +
+              `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
+          );
         }
-        const rates = [...byConcurrency].map(
-          ([c, result]) => `c=${c} ${Math.round(result.requestsPerSecond)}`,
-        );
-        const c1 = byConcurrency.get(1)!;
-        const cpu = [...byConcurrency].map(
-          ([c, result]) => `c=${c} ${result.serverCpuUs?.toFixed(1) ?? '?'}`,
-        );
-        progress(
-          `  ${(HTTP_MODERN_SERVER_LABELS[name] ?? name).padEnd(18)} ${rates.join(', ')} req/s; ` +
-            `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
-        );
       }
-    }
-    const load = endLoadWindow();
-    otherLoad.push(load);
-    if (load !== null) {
-      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
-    }
-  }
-  for (const result of perServer.values()) {
-    for (const metric of HTTP_MODERN_METRICS) {
-      const values = result.rounds[metric.key];
-      result.median[metric.key] = values.length === 0 ? null : median(values);
-    }
-  }
+    },
+    perServer,
+    HTTP_MODERN_METRICS,
+  );
 
   return {
     date: new Date().toISOString(),
@@ -606,42 +620,34 @@ async function runWs(
       },
     ]),
   );
-  const otherLoad: (number | null)[] = [];
-  for (let round = 0; round < settings.rounds; round++) {
-    progress(`WebSocket round ${round + 1}/${settings.rounds}`);
-    const endLoadWindow = startLoadWindow();
-    const results = await measureWsThroughput(rotate(specs, round), settings, latencyCpu);
-    for (const [name, byMode] of results) {
-      const rounds = perServer.get(name)!.rounds;
-      for (const [mode, result] of byMode) {
-        rounds[WS_MODE_METRIC[mode]].push(result.requestsPerSecond);
-        if (mode === 'c1') {
-          rounds.p50.push(result.p50Us);
-          rounds.p99.push(result.p99Us);
+  const otherLoad = await measureRounds(
+    'WebSocket',
+    settings.rounds,
+    async (round) => {
+      const results = await measureWsThroughput(rotate(specs, round), settings, latencyCpu);
+      for (const [name, byMode] of results) {
+        const rounds = perServer.get(name)!.rounds;
+        for (const [mode, result] of byMode) {
+          rounds[WS_MODE_METRIC[mode]].push(result.requestsPerSecond);
+          if (mode === 'c1') {
+            rounds.p50.push(result.p50Us);
+            rounds.p99.push(result.p99Us);
+          }
+          if (mode === 'c16' && result.serverCpuUs !== null) rounds.cpu16.push(result.serverCpuUs);
+          if (mode === 'c64' && result.serverCpuUs !== null) rounds.cpu64.push(result.serverCpuUs);
         }
-        if (mode === 'c16' && result.serverCpuUs !== null) rounds.cpu16.push(result.serverCpuUs);
-        if (mode === 'c64' && result.serverCpuUs !== null) rounds.cpu64.push(result.serverCpuUs);
+        const rates = [...byMode].map(([mode, result]) => `${mode} ${Math.round(result.requestsPerSecond)}`);
+        const c1 = byMode.get('c1')!;
+        const cpu = [...byMode].map(([mode, result]) => `${mode} ${result.serverCpuUs?.toFixed(1) ?? '?'}`);
+        progress(
+          `  ${(WS_SERVER_LABELS[name] ?? name).padEnd(11)} ${rates.join(', ')} req/s; ` +
+            `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
+        );
       }
-      const rates = [...byMode].map(([mode, result]) => `${mode} ${Math.round(result.requestsPerSecond)}`);
-      const c1 = byMode.get('c1')!;
-      const cpu = [...byMode].map(([mode, result]) => `${mode} ${result.serverCpuUs?.toFixed(1) ?? '?'}`);
-      progress(
-        `  ${(WS_SERVER_LABELS[name] ?? name).padEnd(11)} ${rates.join(', ')} req/s; ` +
-          `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
-      );
-    }
-    const load = endLoadWindow();
-    otherLoad.push(load);
-    if (load !== null) {
-      progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
-    }
-  }
-  for (const result of perServer.values()) {
-    for (const metric of WS_METRICS) {
-      const values = result.rounds[metric.key];
-      result.median[metric.key] = values.length === 0 ? null : median(values);
-    }
-  }
+    },
+    perServer,
+    WS_METRICS,
+  );
   const schema = stdio?.servers['gantry-schema'];
   const pipelined = schema?.median.pipelined ?? null;
   const sequential = schema?.median.sequential ?? null;

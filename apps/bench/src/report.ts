@@ -1,17 +1,22 @@
 // What a run found, as data (the JSON file) and as text (the tables `npm run bench` prints).
-import { spread } from './stats';
+import {
+  type MachineDescription,
+  type Metric,
+  machineLines,
+  mediansTable,
+  meetsTarget,
+  ratioText,
+  spreadsTable,
+  table,
+  VERDICT_TEXT,
+  type Verdict,
+  verdictOf,
+} from './report-tables';
 
 export type MetricKey = 'pipelined' | 'sequential' | 'p50' | 'p99' | 'coldStart';
 
-interface Metric {
-  readonly key: MetricKey;
-  readonly label: string;
-  readonly unit: string;
-  readonly digits: number;
-}
-
 /** The metrics, in table order. */
-export const METRICS: readonly Metric[] = [
+export const METRICS: readonly Metric<MetricKey>[] = [
   { key: 'pipelined', label: 'pipelined', unit: 'msg/s', digits: 0 },
   { key: 'sequential', label: 'sequential', unit: 'msg/s', digits: 0 },
   { key: 'p50', label: 'latency p50', unit: 'µs', digits: 1 },
@@ -67,14 +72,7 @@ export interface ServerResults {
 
 export interface BenchResults {
   date: string;
-  machine: {
-    node: string;
-    platform: string;
-    cpus: number;
-    cpuModel: string;
-    /** Per round: share of all CPU time used by other processes (Linux procfs), null where unknown. */
-    otherLoad: (number | null)[];
-  };
+  machine: MachineDescription;
   settings: {
     rounds: number;
     warmupMs: number;
@@ -104,7 +102,7 @@ export interface RatioRow {
    * target; `unclear`: the rounds disagree, so one run does not decide; null: no target or
    * a server is missing.
    */
-  verdict: 'met' | 'missed' | 'unclear' | null;
+  verdict: Verdict | null;
 }
 
 /** One row per metric for each Gantry variant in the run, variant by variant. */
@@ -143,11 +141,7 @@ function ratioRow(results: BenchResults, name: string, key: MetricKey): RatioRow
     const ratio = versusSdk ? row.overSdk : row.overFloor;
     const rounds = versusSdk ? row.overSdkRounds : row.overFloorRounds;
     if (ratio !== null && rounds !== null) {
-      const meets = (value: number) =>
-        (target.atLeast === undefined || value >= target.atLeast) &&
-        (target.atMost === undefined || value <= target.atMost);
-      const outcomes = new Set([ratio, ...rounds].map(meets));
-      row.verdict = outcomes.size > 1 ? 'unclear' : meets(ratio) ? 'met' : 'missed';
+      row.verdict = verdictOf((value) => meetsTarget(target, value), ratio, rounds);
     }
   }
   return row;
@@ -164,7 +158,7 @@ export interface ModernRatioRow {
   overFloor: number | null;
   overFloorRounds: number[] | null;
   target: string | null;
-  verdict: 'met' | 'missed' | 'unclear' | null;
+  verdict: Verdict | null;
 }
 
 /** What the stateless era may cost over stdio: at most ~10% of the session era's throughput. */
@@ -190,8 +184,7 @@ export function computeModernRatios(results: BenchResults): ModernRatioRow[] {
       const target = MODERN_TARGETS.find((candidate) => candidate.metric === key);
       let verdict: ModernRatioRow['verdict'] = null;
       if (target !== undefined && overLegacy !== null && overLegacyRounds !== null) {
-        const outcomes = new Set([overLegacy, ...overLegacyRounds].map((value) => value >= target.atLeast));
-        verdict = outcomes.size > 1 ? 'unclear' : overLegacy >= target.atLeast ? 'met' : 'missed';
+        verdict = verdictOf((value) => meetsTarget(target, value), overLegacy, overLegacyRounds);
       }
       return {
         server: name,
@@ -207,90 +200,58 @@ export function computeModernRatios(results: BenchResults): ModernRatioRow[] {
   );
 }
 
-export const VERDICT_TEXT = { met: 'met', missed: 'MISSED', unclear: 'unclear (rounds disagree)' } as const;
-
-export function formatNumber(value: number, digits: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** The ratio of medians with the range of single-round ratios; '—' when a server is missing. */
+function ratioCell(value: number | null, rounds: number[] | null): string {
+  return ratioText(value === null || rounds === null ? null : { ratio: value, rounds });
 }
 
-/** Left-aligns the first `leftColumns` columns and right-aligns the others. */
-export function table(rows: readonly string[][], leftColumns = 1): string {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) =>
-          column < leftColumns ? cell.padEnd(widths[column]) : cell.padStart(widths[column]),
-        )
-        .join('   ')
-        .trimEnd(),
-    )
-    .join('\n');
+/** A ratios table in blocks, one per variant (named in its first row), a blank row between blocks. */
+function variantRatiosTable<
+  R extends { server: string; metric: MetricKey; target: string | null; verdict: Verdict | null },
+>(
+  heading: readonly string[],
+  rows: readonly R[],
+  variantLabel: (server: string) => string,
+  ratios: (row: R) => readonly string[],
+): string {
+  return table(
+    [
+      [...heading],
+      ...rows.flatMap((row, index) => {
+        const first = index === 0 || rows[index - 1].server !== row.server;
+        const cells = [
+          first ? variantLabel(row.server) : '',
+          METRICS.find((metric) => metric.key === row.metric)!.label,
+          ...ratios(row),
+          row.target ?? '',
+          row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
+        ];
+        return first && index > 0 ? [cells.map(() => ''), cells] : [cells];
+      }),
+    ],
+    2,
+  );
 }
 
 export function renderReport(results: BenchResults): string {
   const { machine, settings } = results;
-  const names = Object.keys(results.servers);
   const header =
     `stdio tools/call echo — ${settings.rounds} round(s) × (${settings.warmupMs} ms warm-up + ` +
     `${settings.durationMs} ms in ${settings.sliceMs} ms slices taken in turn), ` +
     `${settings.inFlight} in flight when pipelined, ` +
     `${settings.coldSpawns} cold spawns per round${settings.quick ? ' [--quick: smoke check only]' : ''}\n` +
     `sequential: ${settings.sequentialCpu === null ? 'not pinned' : `driver and server pinned to CPU ${settings.sequentialCpu}`}\n` +
-    `node ${machine.node}, ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}` +
-    (machine.otherLoad.some((value) => value !== null)
-      ? `\nCPU used by other processes, per round (0% = the benchmark had the machine to itself): ` +
-        machine.otherLoad.map((value) => (value === null ? '—' : `${(value * 100).toFixed(1)}%`)).join(', ')
-      : '');
+    machineLines(machine);
 
-  const medians = table([
-    ['server', ...METRICS.map((metric) => `${metric.label} (${metric.unit})`)],
-    ...names.map((name) => [
-      label(name),
-      ...METRICS.map((metric) => {
-        const value = results.servers[name].median[metric.key];
-        return value === null ? '—' : formatNumber(value, metric.digits);
-      }),
-    ]),
-  ]);
-
-  const spreads = table([
-    ['server', ...METRICS.map((metric) => metric.label)],
-    ...names.map((name) => [
-      label(name),
-      ...METRICS.map((metric) => {
-        const rounds = results.servers[name].rounds[metric.key];
-        return rounds.length < 2 ? '—' : `${(spread(rounds) * 100).toFixed(1)}%`;
-      }),
-    ]),
-  ]);
-
-  const ratio = (value: number | null, rounds: number[] | null) => {
-    if (value === null || rounds === null) return '—';
-    if (rounds.length < 2) return `${value.toFixed(2)}×`;
-    return `${value.toFixed(2)}× (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
-  };
   const rows = computeRatios(results);
   const ratios =
     rows.length === 0
       ? '(no session-era Gantry server in this run)'
-      : table(
-          [
-            ['gantry variant', 'metric', '÷ sdk', '÷ floor', 'target', 'verdict'],
-            ...rows.flatMap((row, index) => {
-              const first = index === 0 || rows[index - 1].server !== row.server;
-              const cells = [
-                first ? GANTRY_VARIANTS[row.server] : '',
-                METRICS.find((metric) => metric.key === row.metric)!.label,
-                ratio(row.overSdk, row.overSdkRounds),
-                ratio(row.overFloor, row.overFloorRounds),
-                row.target ?? '',
-                row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
-              ];
-              return first && index > 0 ? [cells.map(() => ''), cells] : [cells];
-            }),
-          ],
-          2,
+      : variantRatiosTable(
+          ['gantry variant', 'metric', '÷ sdk', '÷ floor', 'target', 'verdict'],
+          rows,
+          (server) => GANTRY_VARIANTS[server],
+          (row) => [ratioCell(row.overSdk, row.overSdkRounds), ratioCell(row.overFloor, row.overFloorRounds)],
         );
 
   const modernRows = computeModernRatios(results);
@@ -301,23 +262,14 @@ export function renderReport(results: BenchResults): string {
           '',
           'Stateless era (2026-07-28: no initialize, _meta on every request), the same servers: each variant ÷ itself',
           'in the session era and ÷ floor (the floor answers the session-era lines; it has no MCP logic), in brackets as above',
-          table(
-            [
-              ['stateless variant', 'metric', '÷ session era', '÷ floor', 'target', 'verdict'],
-              ...modernRows.flatMap((row, index) => {
-                const first = index === 0 || modernRows[index - 1].server !== row.server;
-                const cells = [
-                  first ? MODERN_VARIANTS[row.server].label : '',
-                  METRICS.find((metric) => metric.key === row.metric)!.label,
-                  ratio(row.overLegacy, row.overLegacyRounds),
-                  ratio(row.overFloor, row.overFloorRounds),
-                  row.target ?? '',
-                  row.verdict === null ? (row.target === null ? '' : '—') : VERDICT_TEXT[row.verdict],
-                ];
-                return first && index > 0 ? [cells.map(() => ''), cells] : [cells];
-              }),
+          variantRatiosTable(
+            ['stateless variant', 'metric', '÷ session era', '÷ floor', 'target', 'verdict'],
+            modernRows,
+            (server) => MODERN_VARIANTS[server].label,
+            (row) => [
+              ratioCell(row.overLegacy, row.overLegacyRounds),
+              ratioCell(row.overFloor, row.overFloorRounds),
             ],
-            2,
           ),
         ];
 
@@ -325,10 +277,10 @@ export function renderReport(results: BenchResults): string {
     header,
     '',
     'Medians over rounds',
-    medians,
+    mediansTable(results.servers, METRICS, label),
     '',
     'Spread between rounds (max/min − 1)',
-    spreads,
+    spreadsTable(results.servers, METRICS, label),
     '',
     'Ratios of medians (each Gantry variant ÷ sdk, ÷ floor), with the lowest–highest ratio of a single round in brackets;',
     'throughput: higher is better; latency and cold start: lower is better',
