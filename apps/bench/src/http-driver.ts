@@ -4,7 +4,13 @@
 import { Agent } from 'node:http';
 import { pinProcess, pinSelf } from './cpu-affinity';
 import { rotate } from './driver';
-import { HttpMcpClient, HttpServerProcess, type HttpServerSpec, openSessions } from './http-server-process';
+import {
+  HttpMcpClient,
+  HttpServerProcess,
+  type HttpServerSpec,
+  type HttpSlice,
+  openSessions,
+} from './http-server-process';
 import { percentileOfSorted } from './stats';
 
 export type { HttpServerSpec } from './http-server-process';
@@ -58,6 +64,54 @@ export function pinAll(cpu: number, servers: readonly HttpServerProcess[]): () =
 }
 
 /**
+ * Runs measured slices round-robin over `clients` (server `i` belongs to client `i`) until each
+ * has had `schedule.durationMs`, and sums them up per client: throughput, server CPU per
+ * request answered, latency percentiles. Shared by the HTTP and WebSocket sections.
+ */
+export async function measureSlices<C extends { readonly name: string }>(
+  clients: readonly C[],
+  servers: readonly HttpServerProcess[],
+  schedule: { readonly durationMs: number; readonly sliceMs: number },
+  slice: (client: C) => Promise<HttpSlice>,
+): Promise<Map<string, ConcurrencyResult>> {
+  const totals = new Map(
+    clients.map((client) => [
+      client.name,
+      { responses: 0, answered: 0, seconds: 0, cpuNs: 0 as number | null, latenciesUs: [] as number[] },
+    ]),
+  );
+  const cycles = Math.max(1, Math.round(schedule.durationMs / schedule.sliceMs));
+  for (let cycle = 0; cycle < cycles; cycle++) {
+    for (const client of rotate(clients, cycle)) {
+      const server = servers[clients.indexOf(client)];
+      const cpuBefore = server.cpuTimeNs();
+      const measured = await slice(client);
+      const cpuAfter = server.cpuTimeNs();
+      const total = totals.get(client.name)!;
+      total.responses += measured.responses;
+      total.answered += measured.answered;
+      total.seconds += measured.seconds;
+      total.cpuNs =
+        total.cpuNs === null || cpuBefore === null || cpuAfter === null
+          ? null
+          : total.cpuNs + cpuAfter - cpuBefore;
+      for (const latency of measured.latenciesUs) total.latenciesUs.push(latency);
+    }
+  }
+  const results = new Map<string, ConcurrencyResult>();
+  for (const [name, total] of totals) {
+    const sorted = Float64Array.from(total.latenciesUs).sort();
+    results.set(name, {
+      requestsPerSecond: total.responses / total.seconds,
+      serverCpuUs: total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered,
+      p50Us: percentileOfSorted(sorted, 50),
+      p99Us: percentileOfSorted(sorted, 99),
+    });
+  }
+  return results;
+}
+
+/**
  * Spawns one fresh child per server, opens a session on each (a stateless-era client has none
  * to open) and warms it up; then, for each concurrency in turn, runs measured slices
  * round-robin until every server has had `durationMs`. At concurrency 1, with a `cpu`, this
@@ -90,39 +144,10 @@ export async function measureHttpThroughput(
           client.resetConnections();
           await client.slice(schedule.primeMs, concurrency);
         }
-        const totals = new Map(
-          clients.map((client) => [
-            client.name,
-            { responses: 0, answered: 0, seconds: 0, cpuNs: 0 as number | null, latenciesUs: [] as number[] },
-          ]),
+        const measured = await measureSlices(clients, servers, schedule, (client) =>
+          client.slice(schedule.sliceMs, concurrency, true),
         );
-        const cycles = Math.max(1, Math.round(schedule.durationMs / schedule.sliceMs));
-        for (let cycle = 0; cycle < cycles; cycle++) {
-          for (const client of rotate(clients, cycle)) {
-            const server = servers[clients.indexOf(client)];
-            const cpuBefore = server.cpuTimeNs();
-            const slice = await client.slice(schedule.sliceMs, concurrency, true);
-            const cpuAfter = server.cpuTimeNs();
-            const total = totals.get(client.name)!;
-            total.responses += slice.responses;
-            total.answered += slice.answered;
-            total.seconds += slice.seconds;
-            total.cpuNs =
-              total.cpuNs === null || cpuBefore === null || cpuAfter === null
-                ? null
-                : total.cpuNs + cpuAfter - cpuBefore;
-            for (const latency of slice.latenciesUs) total.latenciesUs.push(latency);
-          }
-        }
-        for (const [name, total] of totals) {
-          const sorted = Float64Array.from(total.latenciesUs).sort();
-          results.get(name)!.set(concurrency, {
-            requestsPerSecond: total.responses / total.seconds,
-            serverCpuUs: total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered,
-            p50Us: percentileOfSorted(sorted, 50),
-            p99Us: percentileOfSorted(sorted, 99),
-          });
-        }
+        for (const [name, result] of measured) results.get(name)!.set(concurrency, result);
       } finally {
         unpin?.();
       }

@@ -3,11 +3,9 @@
 // beside them by the HTTP section's client at the same numbers of requests in flight, and all
 // of them take turns in short slices, as in the other sections.
 import WebSocket from 'ws';
-import { rotate } from './driver';
-import { pinAll } from './http-driver';
+import { measureSlices, pinAll } from './http-driver';
 import { HttpMcpClient, HttpServerProcess, type HttpServerSpec, type HttpSlice } from './http-server-process';
 import { expectEcho, INITIALIZE_JSON, INITIALIZED_JSON, type Response, toolCallJson } from './server-process';
-import { percentileOfSorted } from './stats';
 
 /** A server of the WebSocket section: a WebSocket server, or Gantry's HTTP server as the reference. */
 export interface WsServerSpec extends HttpServerSpec {
@@ -289,39 +287,10 @@ export async function measureWsThroughput(
           driver.prepare();
           await driver.slice(schedule.primeMs, mode, false);
         }
-        const totals = new Map(
-          drivers.map((driver) => [
-            driver.name,
-            { responses: 0, answered: 0, seconds: 0, cpuNs: 0 as number | null, latenciesUs: [] as number[] },
-          ]),
+        const measured = await measureSlices(drivers, servers, schedule, (driver) =>
+          driver.slice(schedule.sliceMs, mode, mode.key === 'c1'),
         );
-        const cycles = Math.max(1, Math.round(schedule.durationMs / schedule.sliceMs));
-        for (let cycle = 0; cycle < cycles; cycle++) {
-          for (const driver of rotate(drivers, cycle)) {
-            const server = servers[drivers.indexOf(driver)];
-            const cpuBefore = server.cpuTimeNs();
-            const slice = await driver.slice(schedule.sliceMs, mode, mode.key === 'c1');
-            const cpuAfter = server.cpuTimeNs();
-            const total = totals.get(driver.name)!;
-            total.responses += slice.responses;
-            total.answered += slice.answered;
-            total.seconds += slice.seconds;
-            total.cpuNs =
-              total.cpuNs === null || cpuBefore === null || cpuAfter === null
-                ? null
-                : total.cpuNs + cpuAfter - cpuBefore;
-            for (const latency of slice.latenciesUs) total.latenciesUs.push(latency);
-          }
-        }
-        for (const [name, total] of totals) {
-          const sorted = Float64Array.from(total.latenciesUs).sort();
-          results.get(name)!.set(mode.key, {
-            requestsPerSecond: total.responses / total.seconds,
-            serverCpuUs: total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered,
-            p50Us: percentileOfSorted(sorted, 50),
-            p99Us: percentileOfSorted(sorted, 99),
-          });
-        }
+        for (const [name, result] of measured) results.get(name)!.set(mode.key, result);
       } finally {
         unpin?.();
       }
