@@ -80,5 +80,13 @@ export {
 export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export type { GantryServerOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
+export {
+  HostOriginPolicy,
+  type HostOriginPolicyOptions,
+  type HostOriginRequest,
+  isLoopbackAddress,
+  isLoopbackName,
+  isLoopbackOrigin,
+} from './transports/host-origin-policy';
 export type { ListenHost, McpListener } from './transports/listener';
 export { type StdioOptions, StdioServerTransport, stdio } from './transports/stdio';

@@ -1,4 +1,4 @@
-import type { GantryApplication } from '@gantry/core';
+import type { GantryApplication, HostOriginPolicy } from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';
@@ -33,12 +33,17 @@ export interface GantryMcpOptions {
   /** Largest accepted body, in bytes; larger → 413. Default 4 MiB. */
   bodyLimit?: number;
   /**
-   * Host names (without port) requests may address. Default: when the request arrives on a
-   * loopback address, `localhost`, `127.0.0.1` and `[::1]` only (DNS-rebinding protection);
-   * otherwise any.
+   * Host names (without port, any case) requests may address; others get 403. Default: when the
+   * request arrives on a loopback address, `localhost`, 127.0.0.0/8 literals (`127.0.0.1`) and
+   * `[::1]` only (DNS-rebinding protection); otherwise any.
    */
   allowedHosts?: string[];
-  /** Origins (`https://app.example.com`) allowed to call; same loopback default as hosts. */
+  /**
+   * Origins (`https://app.example.com`, any case; `'*'` for any) allowed to call; others get 403.
+   * Requests without `Origin` always pass; `Origin: null` never does (unless `'*'`). Default: on a
+   * loopback connection, loopback `http(s)` origins only; otherwise any. Origins listed in
+   * `cors.origins` are accepted too.
+   */
   allowedOrigins?: string[];
   /** CORS for browser clients; exposes `Mcp-Session-Id` and allows `MCP-Protocol-Version`. Off by default. */
   cors?: boolean | { origins?: string[] | '*'; maxAgeSec?: number };
@@ -60,8 +65,8 @@ export interface ResolvedOptions {
   readonly retryMs: number;
   readonly keepAliveMs: number;
   readonly bodyLimit: number;
-  readonly allowedHosts: readonly string[] | undefined;
-  readonly allowedOrigins: readonly string[] | undefined;
+  /** The Host/Origin policy built from `allowedHosts`, `allowedOrigins` and the CORS origins. */
+  readonly hostOrigin: HostOriginPolicy;
   readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
   readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
   readonly auth: AuthOptions | undefined;

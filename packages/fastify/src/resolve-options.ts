@@ -1,4 +1,4 @@
-import { GantryApplication } from '@gantry/core';
+import { GantryApplication, HostOriginPolicy } from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
@@ -98,6 +98,8 @@ export function resolveOptions(options: GantryMcpOptions): ResolvedOptions {
       fail('eventStore must implement storeEvent() and replayEventsAfter() (or be false)');
     }
   }
+  const allowedHosts = strings(options.allowedHosts, 'allowedHosts')?.map((h) => h.toLowerCase());
+  const allowedOrigins = strings(options.allowedOrigins, 'allowedOrigins')?.map((o) => o.toLowerCase());
   return {
     app: options.app,
     path: path(options.path, 'path', '/mcp'),
@@ -109,8 +111,12 @@ export function resolveOptions(options: GantryMcpOptions): ResolvedOptions {
     retryMs: positive(options.sse?.retryMs, 'sse.retryMs', 1000, true),
     keepAliveMs: positive(options.sse?.keepAliveMs, 'sse.keepAliveMs', 25_000, true),
     bodyLimit: positive(options.bodyLimit, 'bodyLimit', 4 * 1024 * 1024),
-    allowedHosts: strings(options.allowedHosts, 'allowedHosts')?.map((h) => h.toLowerCase()),
-    allowedOrigins: strings(options.allowedOrigins, 'allowedOrigins')?.map((o) => o.toLowerCase()),
+    hostOrigin: new HostOriginPolicy({
+      allowedHosts,
+      allowedOrigins,
+      // Origins served CORS are meant to call; `origins: '*'` exempts no one from the check.
+      extraOrigins: cors && cors.origins !== '*' ? cors.origins : undefined,
+    }),
     cors,
     legacySse: legacy,
     auth: options.auth === undefined ? undefined : checkAuthOptions(options.auth),

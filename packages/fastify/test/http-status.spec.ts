@@ -186,7 +186,11 @@ describe('Streamable HTTP status paths (fastify.inject)', () => {
     expect(response.json()).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32000, message: 'Invalid Host: evil.example.com' },
+      error: {
+        code: -32000,
+        message:
+          'Invalid Host: evil.example.com (allowed on loopback: localhost, 127.0.0.0/8, [::1]; set the allowedHosts option to accept others)',
+      },
     });
   });
 

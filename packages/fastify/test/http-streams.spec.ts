@@ -148,7 +148,9 @@ describe('CORS and host allow-lists', () => {
     expect((await inject({ host: 'mcp.example.com', origin: 'https://app.example.com' })).statusCode).toBe(
       200,
     );
-    expect((await inject({ host: 'localhost' })).json().error.message).toBe('Invalid Host: localhost');
+    expect((await inject({ host: 'localhost' })).json().error.message).toBe(
+      'Invalid Host: localhost (not in the allowedHosts option)',
+    );
     expect((await inject({ host: 'mcp.example.com', origin: 'https://evil.example' })).statusCode).toBe(403);
     await server.close();
   });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { GantryApplication, ListenHost, McpListener } from '@gantry/core';
+import { type GantryApplication, HostOriginPolicy, type ListenHost, type McpListener } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
 import {
@@ -32,9 +32,17 @@ export interface WebSocketBindingOptions extends WebSocketFlowOptions {
    */
   heartbeatMs?: number;
   /**
-   * Origins allowed to open a socket (exact `scheme://host[:port]`, or `'*'`). Upgrades without an
-   * `Origin` header (non-browser clients) are always allowed. Default: loopback origins when bound to a
-   * loopback address, otherwise origins whose host matches the `Host` header.
+   * Host names (without port, any case) the upgrade's `Host` header may name; others get 403
+   * (DNS-rebinding protection). Default: on a loopback connection `localhost`, 127.0.0.0/8 literals
+   * and `[::1]` only; otherwise any.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Origins allowed to open a socket (`scheme://host[:port]`, any case, or `'*'` for any); others get
+   * 403. Upgrades without an `Origin` header (non-browser clients) are always allowed; `Origin: null`
+   * never is (unless `'*'`). Default: loopback origins (`http(s)://localhost`, 127.0.0.0/8 literals,
+   * `[::1]`), plus, on a connection that is not loopback, the origin the `Host` header names
+   * (browsers apply no CORS to WebSocket, so this check alone stops cross-site pages).
    */
   allowedOrigins?: readonly string[];
   /**
@@ -75,18 +83,19 @@ export interface WebSocketAttachment {
 
 const NO_CONNECTIONS: ReadonlySet<WebSocketServerTransport> = new Set();
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function isLoopbackAddress(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
-}
-
-function isLoopbackOrigin(origin: string): boolean {
+/**
+ * The Host/Origin checks of a binding, the same rules as Streamable HTTP's; off loopback, an Origin
+ * must also name the Host itself, since browsers apply no CORS to WebSocket.
+ */
+function hostOriginPolicy(owner: string, options: WebSocketBindingOptions): HostOriginPolicy {
   try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackAddress(url.hostname);
-  } catch {
-    return false;
+    return new HostOriginPolicy({
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+      sameOriginOffLoopback: true,
+    });
+  } catch (error) {
+    throw new TypeError(`${owner}: ${(error as Error).message}`);
   }
 }
 
@@ -109,8 +118,8 @@ function refuse(
 }
 
 /**
- * The MCP binding over one `ws` server in `noServer` mode: checks each upgrade (path, Origin,
- * subprotocol, connection limit), then serves every accepted socket as its own session.
+ * The MCP binding over one `ws` server in `noServer` mode: checks each upgrade (path, Host and
+ * Origin, subprotocol, connection limit), then serves every accepted socket as its own session.
  */
 class WebSocketGateway {
   private readonly wss: WebSocketServer;
@@ -118,18 +127,18 @@ class WebSocketGateway {
   private readonly flow: Required<WebSocketFlowOptions>;
   private readonly alive = new WeakSet<WebSocket>();
   private readonly path: string;
+  private readonly hostOrigin: HostOriginPolicy;
   private heartbeat?: NodeJS.Timeout;
   private closing?: Promise<void>;
 
   constructor(
     private readonly app: GantryApplication,
     private readonly options: WebSocketBindingOptions,
-    /** Whether the bound address is loopback (decides the default Origin policy). */
-    private readonly loopback: boolean,
     private readonly onError: (error: unknown) => void,
   ) {
     this.path = options.path ?? '/mcp';
     this.flow = resolveFlowOptions('websocket', options);
+    this.hostOrigin = hostOriginPolicy('websocket', options);
     app.server.stateless.warnIfKeyIsEphemeral();
     this.wss = new WebSocketServer({
       noServer: true,
@@ -159,10 +168,14 @@ class WebSocketGateway {
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       return refuse(socket, 426, 'Upgrade Required', 'Expected a WebSocket upgrade');
     }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.originAllowed(origin, req.headers.host)) {
-      return refuse(socket, 403, 'Forbidden', `Origin ${origin} is not allowed`);
-    }
+    // Judged on this socket's addresses, not the bind address: attachWebSocket may run before listen().
+    const problem = this.hostOrigin.problemWith({
+      host: req.headers.host,
+      origin: req.headers.origin,
+      localAddress: req.socket.localAddress,
+      remoteAddress: req.socket.remoteAddress,
+    });
+    if (problem) return refuse(socket, 403, 'Forbidden', problem);
     const offered = (req.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim())
@@ -200,18 +213,6 @@ class WebSocketGateway {
         },
       );
   };
-
-  private originAllowed(origin: string, host: string | undefined): boolean {
-    const allowed = this.options.allowedOrigins;
-    if (allowed) return allowed.includes('*') || allowed.includes(origin);
-    if (isLoopbackOrigin(origin)) return true;
-    if (this.loopback) return false;
-    try {
-      return host !== undefined && new URL(origin).host === host;
-    } catch {
-      return false;
-    }
-  }
 
   private accept(ws: WebSocket, auth?: AuthInfo): void {
     const transport = new WebSocketServerTransport(ws, this.flow);
@@ -294,6 +295,7 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   resolveFlowOptions('websocket', options);
+  hostOriginPolicy('websocket', options);
   let server: Server | undefined;
   let gateway: WebSocketGateway | undefined;
   let port = 0;
@@ -310,7 +312,7 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
     },
     async listen(listenHost: ListenHost): Promise<void> {
       if (server) throw new Error('This WebSocket listener is already listening');
-      const g = new WebSocketGateway(listenHost.app, options, isLoopbackAddress(host), (error) =>
+      const g = new WebSocketGateway(listenHost.app, options, (error) =>
         listenHost.logger.error('WebSocket session failed:', error),
       );
       gateway = g;
@@ -368,10 +370,7 @@ export function attachWebSocket(
   options: WebSocketBindingOptions & { server: Server },
 ): WebSocketAttachment {
   const { server } = options;
-  const address = server.address();
-  const loopback =
-    address !== null && typeof address === 'object' ? isLoopbackAddress(address.address) : false;
-  const gateway = new WebSocketGateway(app, options, loopback, (error) =>
+  const gateway = new WebSocketGateway(app, options, (error) =>
     app.logger.error('WebSocket session failed:', error),
   );
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
