@@ -1,6 +1,7 @@
 import {
   type AuthInfo,
   ErrorCode,
+  principalOf,
   type Transport,
   type TransportSink,
   type WireMessage,
@@ -64,8 +65,6 @@ export function registerLegacySse(
 ): void {
   const { ssePath, messagesPath } = options.legacySse;
   const live = new Map<string, LegacySseSession>();
-  const principalOf = (auth: AuthInfo | undefined) =>
-    auth ? (auth.subject ?? auth.clientId ?? auth.token) : undefined;
 
   const gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await deps.authenticated(request, reply))) return reply;

@@ -6,6 +6,7 @@ import {
   type JSONRPCMessage,
   MODERN_PROTOCOL_VERSIONS,
   ModernMethod,
+  principalOf,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
@@ -56,11 +57,6 @@ function accepts(request: FastifyRequest, ...types: string[]): boolean {
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** The principal a session is bound to: the token's subject, else its client. */
-function principalOf(auth: AuthInfo | undefined): string | undefined {
-  return auth ? (auth.subject ?? auth.clientId ?? auth.token) : undefined;
 }
 
 /** Headers to copy onto hijacked (SSE) responses: what hooks and CORS set. */

@@ -405,3 +405,16 @@ export interface AuthInfo {
   /** Anything else the verifier wants handlers and guards to see. */
   extra?: { [key: string]: unknown };
 }
+
+/**
+ * Who a caller is, as one string to compare (session owners, `requestState` bindings): the token's
+ * subject, else its client, else the token itself, each under its own prefix (`sub:`, `client:`,
+ * `token:`). Without the prefixes, a client-credentials token with `clientId: "alice"` would pass
+ * for the user whose subject is `alice`. Undefined when the caller is not authenticated.
+ */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  if (!auth) return undefined;
+  if (auth.subject !== undefined) return `sub:${auth.subject}`;
+  if (auth.clientId !== undefined) return `client:${auth.clientId}`;
+  return `token:${auth.token}`;
+}

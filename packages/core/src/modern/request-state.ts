@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type AuthInfo, InvalidParamsError } from '@gantry/protocol';
+import { type AuthInfo, InvalidParamsError, principalOf } from '@gantry/protocol';
 
 /** Sorted-key JSON: the same value always gives the same text. */
 export function canonicalJson(value: unknown): string {
@@ -15,10 +15,10 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('base64url');
 }
 
-/** Who a state is bound to: a digest of the token's subject, else its client, else the token. */
+/** Who a state is bound to: a digest of {@link principalOf} (subject, else client, else token, namespaced). */
 export function principalDigest(auth: AuthInfo | undefined): string | null {
-  if (!auth) return null;
-  return sha256(`principal\0${auth.subject ?? auth.clientId ?? auth.token}`);
+  const principal = principalOf(auth);
+  return principal === undefined ? null : sha256(`principal\0${principal}`);
 }
 
 /** What a round trip carries from one try of a request to the next. */
