@@ -1,4 +1,5 @@
 import { Args, Complete, Injectable, Prompt } from '@gantry/core';
+import { InvalidParamsError } from '@gantry/protocol';
 import { SummarizeNote } from './notes.dto';
 import { NotesRepository } from './notes.repository';
 
@@ -20,7 +21,10 @@ export class NotesPrompts {
   })
   async summarizeNote(@Args() { id, style }: SummarizeNote) {
     const note = await this.notes.get(id);
-    if (!note) throw new Error(`No note with id ${id}`);
+    // An id that names no note is the caller's mistake, not the server's: −32602 (MCP
+    // 2025-11-25, Server Features §Prompts "Error Handling": invalid prompt arguments).
+    if (!note)
+      throw new InvalidParamsError(`Unknown note id '${id}' (argument 'id')`, { argument: 'id', id });
     return [
       `Summarize the following note ${STYLES[style] ?? STYLES.bullets}.`,
       {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Inject, Injectable } from '@gantry/core';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@gantry/core';
 import { JsonFileStore } from './json-file-store';
 
-/** The directory holding `notes.json`: `$NOTES_DIR`, or `./data`. */
+/** The directory holding `notes.json`: `$NOTES_DIR`, or `./data`. Several server processes may share it. */
 export const NOTES_DIR = Symbol('NOTES_DIR');
 
 export interface Note {
@@ -20,22 +20,44 @@ interface NotesFile {
   notes: Note[];
 }
 
-/** Notes kept in one JSON file. Reads are served from memory after the first load. */
+/**
+ * Notes kept in one JSON file, which several server processes may share (an MCP host starts
+ * one stdio server per session, all on the same `NOTES_DIR`): every change is made under a
+ * cross-process lock on the latest version of the file, and reads see other processes' changes.
+ */
 @Injectable()
-export class NotesRepository {
+export class NotesRepository implements OnModuleInit, OnApplicationShutdown {
   private readonly store: JsonFileStore<NotesFile>;
-  private cache?: Promise<NotesFile>;
 
   constructor(@Inject(NOTES_DIR) dir: string) {
-    this.store = new JsonFileStore(join(dir, 'notes.json'), () => ({ version: 1, notes: [] }));
+    this.store = new JsonFileStore({
+      path: join(dir, 'notes.json'),
+      empty: () => ({ version: 1, notes: [] }),
+      name: 'notes store',
+    });
   }
 
   get file(): string {
     return this.store.path;
   }
 
+  /** Clears what a server killed in the middle of a write left behind. */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.store.removeStaleTempFiles();
+    } catch (error) {
+      // Not fatal: the store may still be usable, and every later failure is reported.
+      process.stderr.write(
+        `gantry-notes: could not remove stale temporary files next to ${this.file}: ${(error as Error).message}\n`,
+      );
+    }
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.store.close();
+  }
+
   async create(input: { title: string; body: string; tags?: string[] }): Promise<Note> {
-    const data = await this.data();
     const now = new Date().toISOString();
     const note: Note = {
       id: randomUUID().slice(0, 8),
@@ -45,23 +67,25 @@ export class NotesRepository {
       createdAt: now,
       updatedAt: now,
     };
-    data.notes.push(note);
-    await this.store.save(data);
+    await this.store.update((data) => {
+      data.notes.push(note);
+      return true;
+    });
     return note;
   }
 
   async get(id: string): Promise<Note | undefined> {
-    return (await this.data()).notes.find((note) => note.id === id);
+    return (await this.store.read()).notes.find((note) => note.id === id);
   }
 
   async all(): Promise<Note[]> {
-    return [...(await this.data()).notes];
+    return [...(await this.store.read()).notes];
   }
 
   /** Notes whose title, body or tags contain every word of `query` (case-insensitive), newest first. */
   async search(query: string, options: { tag?: string; limit: number }): Promise<Note[]> {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    const found = (await this.data()).notes.filter((note) => {
+    const found = (await this.store.read()).notes.filter((note) => {
       if (options.tag && !note.tags.includes(options.tag)) return false;
       const haystack = `${note.title}\n${note.body}\n${note.tags.join(' ')}`.toLowerCase();
       return words.every((word) => haystack.includes(word));
@@ -70,16 +94,14 @@ export class NotesRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    const data = await this.data();
-    const index = data.notes.findIndex((note) => note.id === id);
-    if (index === -1) return false;
-    data.notes.splice(index, 1);
-    await this.store.save(data);
-    return true;
-  }
-
-  private data(): Promise<NotesFile> {
-    this.cache ??= this.store.load();
-    return this.cache;
+    let deleted = false;
+    await this.store.update((data) => {
+      const index = data.notes.findIndex((note) => note.id === id);
+      if (index === -1) return false;
+      data.notes.splice(index, 1);
+      deleted = true;
+      return true;
+    });
+    return deleted;
   }
 }

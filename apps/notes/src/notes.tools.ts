@@ -45,9 +45,12 @@ export class NotesTools {
     return `Deleted note ${id}`;
   }
 
-  /** A log line, `resources/updated` for the note and the index, and `list_changed`. */
+  /**
+   * A log line, `resources/updated` for the note and the index, and `list_changed`. Log lines
+   * go to every client: they say what happened, never where the server keeps its files.
+   */
   private async announce(ctx: McpContext, what: string, id: string): Promise<void> {
-    await ctx.log('info', { event: what, file: this.notes.file }, 'notes');
+    await ctx.log('info', { event: what }, 'notes');
     await ctx.resources.updated(`notes://${id}`);
     await ctx.resources.updated('notes://index');
     ctx.resources.listChanged();

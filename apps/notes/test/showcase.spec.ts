@@ -62,7 +62,7 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
     expect(logs[0]).toEqual({
       level: 'info',
       logger: 'notes',
-      data: { event: `created note ${id}`, file: join(dir, 'notes.json') },
+      data: { event: `created note ${id}` },
     });
     expect(updated).toEqual(['notes://index']);
 
