@@ -122,6 +122,7 @@ function predicate(error: Verbose): string {
 }
 
 function decode(token: string): string {
+  if (!token.includes('~')) return token;
   return token.replaceAll('~1', '/').replaceAll('~0', '~');
 }
 
