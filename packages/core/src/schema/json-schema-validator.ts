@@ -27,8 +27,8 @@ import {
  * type that does not exist, a `$ref` to nothing, a bad pattern), where @cfworker/json-schema
  * accepts it and then answers wrongly at call time, and validates about 50 times faster (at
  * 0.11 M/s it would cost more per call than the whole stdio round trip, 150 k msg/s). Its costs
- * are paid once, at bootstrap, and only by an app that has a plain JSON Schema (ajv is loaded on
- * first use): `require` 45–65 ms, the first meta-schema check 65–115 ms (compiling the 2020-12
+ * are paid once, at bootstrap, and only by an app with a plain JSON Schema or a tool `output` (ajv
+ * is loaded on first use): `require` 45–65 ms, the first meta-schema check 65–115 ms (compiling the 2020-12
  * meta-schemas), then about 2 ms per schema. After the adapter below, a valid call validates at
  * about 2.6 M/s and an invalid one (four issues worded) at about 70 k/s.
  *
