@@ -3,17 +3,20 @@ import { join } from 'node:path';
 
 const CORE = join(__dirname, '..', 'dist', 'index.js');
 
-function loadedAfter(script: string): { validator: boolean; transformer: boolean } {
+function loadedAfter(script: string): { validator: boolean; transformer: boolean; ajv: boolean } {
   const out = execFileSync(
     process.execPath,
     [
       '-e',
       `${script}
-       const keys = Object.keys(require.cache);
-       process.stdout.write(JSON.stringify({
-         validator: keys.some((k) => k.includes('/node_modules/class-validator/')),
-         transformer: keys.some((k) => k.includes('/node_modules/class-transformer/')),
-       }));`,
+       Promise.resolve(globalThis.ready).then(() => {
+         const keys = Object.keys(require.cache);
+         process.stdout.write(JSON.stringify({
+           validator: keys.some((k) => k.includes('/node_modules/class-validator/')),
+           transformer: keys.some((k) => k.includes('/node_modules/class-transformer/')),
+           ajv: keys.some((k) => k.includes('/node_modules/ajv/')),
+         }));
+       });`,
     ],
     { encoding: 'utf8' },
   );
@@ -29,8 +32,30 @@ describe('class-validator and class-transformer are loaded only when a DTO class
         Tool({ input: { type: 'object', properties: { a: { type: 'string' } } } })(T.prototype, 'm', Object.getOwnPropertyDescriptor(T.prototype, 'm'));
         class M {}
         Module({ providers: [T] })(M);
-        GantryFactory.create(M, { name: 'n', version: '1', logger: false });
+        globalThis.ready = GantryFactory.create(M, { name: 'n', version: '1', logger: false });
       `),
-    ).toEqual({ validator: false, transformer: false });
+    ).toMatchObject({ validator: false, transformer: false });
+  });
+});
+
+describe('ajv is loaded only when a plain JSON Schema is compiled', () => {
+  const app = (toolOptions: string) => `
+    const { GantryFactory, Module, Tool } = require(${JSON.stringify(CORE)});
+    class T { m() { return 'x'; } }
+    Tool(${toolOptions})(T.prototype, 'm', Object.getOwnPropertyDescriptor(T.prototype, 'm'));
+    class M {}
+    Module({ providers: [T] })(M);
+    globalThis.ready = GantryFactory.create(M, { name: 'n', version: '1', logger: false });
+  `;
+
+  it('is not loaded by requiring @gantry/core or serving tools without a schema', () => {
+    expect(loadedAfter(`require(${JSON.stringify(CORE)});`).ajv).toBe(false);
+    expect(loadedAfter(app('{}')).ajv).toBe(false);
+  });
+
+  it('is loaded by a tool with a JSON Schema input', () => {
+    expect(loadedAfter(app(`{ input: { type: 'object', properties: { a: { type: 'string' } } } }`)).ajv).toBe(
+      true,
+    );
   });
 });

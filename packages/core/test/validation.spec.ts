@@ -696,9 +696,14 @@ describe('compileJsonSchemaValidator', () => {
       { ok: false, issues: [{ path: 'nullable', message: 'nullable must be a string or null' }] },
     ],
     [
-      'format is ignored',
+      'format is asserted',
       { query: 'a', when: 'yesterday' },
-      { ok: true, value: { query: 'a', when: 'yesterday' } },
+      { ok: false, issues: [{ path: 'when', message: 'when must be a valid ISO 8601 date string' }] },
+    ],
+    [
+      'a valid format passes',
+      { query: 'a', when: '2025-11-25T10:00:00Z' },
+      { ok: true, value: { query: 'a', when: '2025-11-25T10:00:00Z' } },
     ],
   ])('%s', (_name, input, expected) => {
     expect(validator.validate(input)).toStrictEqual(expected);

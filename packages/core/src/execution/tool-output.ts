@@ -1,4 +1,10 @@
-import { type CallToolResult, InternalError, type ObjectJsonSchema } from '@gantry/protocol';
+import {
+  type CallToolResult,
+  GantryError,
+  InternalError,
+  LocalErrorCode,
+  type ObjectJsonSchema,
+} from '@gantry/protocol';
 import type { Type } from '../di/tokens';
 import {
   type ArgsValidator,
@@ -56,7 +62,19 @@ export function planOutput(
   } else {
     schema = structuredClone(output);
   }
-  const validator: ArgsValidator = compileJsonSchemaValidator(schema);
+  // Formats in a schema derived from a DTO class or a Standard Schema only approximate that
+  // library's checks (IsUrl accepts `example.com`, which is no URI): there they stay annotations,
+  // as they always were. They are asserted in a JSON Schema the author wrote.
+  const authored = !isStandardSchema(output) && typeof output !== 'function' && !Array.isArray(output);
+  let validator: ArgsValidator;
+  try {
+    validator = compileJsonSchemaValidator(schema, { formats: authored });
+  } catch (error) {
+    throw new GantryError(
+      LocalErrorCode.InvalidDecorator,
+      `${where}: the output schema cannot be compiled: ${(error as Error).message}`,
+    );
+  }
 
   const check = (structured: unknown): void => {
     const outcome = validator.validate(structured);

@@ -8,7 +8,7 @@ export {
   elicitationSchemaFromClass,
 } from './elicitation-schema';
 export { jsonSchemaFromClass } from './json-schema-from-class';
-export { compileJsonSchemaValidator } from './json-schema-validator';
+export { compileJsonSchemaValidator, type JsonSchemaValidatorOptions } from './json-schema-validator';
 export {
   DESCRIPTION_METADATA,
   getDescription,

@@ -31,22 +31,3 @@ export function jsonCopy(value: unknown, seen: Set<object> = new Set()): { value
     seen.delete(value);
   }
 }
-
-/** Structural equality of JSON values (JSON Schema's `enum` and `const`). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (Array.isArray(b)) return false;
-  const keysA = Object.keys(a);
-  const keysB = Object.keys(b);
-  if (keysA.length !== keysB.length) return false;
-  return keysA.every(
-    (key) =>
-      Object.hasOwn(b, key) &&
-      jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  );
-}
