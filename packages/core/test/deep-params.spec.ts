@@ -136,6 +136,39 @@ describe.each([10_000, 100_000])('params %i levels deep', (depth) => {
   });
 });
 
+describe('a deep answer to a server request (session era)', () => {
+  it('an elicitation answer nested 100k deep fails the elicitation with a clear error, not a stack overflow', async () => {
+    const { wire } = await start();
+    wire.send(
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"c","version":"1"}}}',
+    );
+    await wire.next();
+    wire.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    wire.send(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":"Oslo"}}}',
+    );
+    const ask = await wire.next();
+    expect(ask.method).toBe('elicitation/create');
+    wire.send(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(ask.id)},"result":{"action":"accept","content":{"name":"Ada","more":${nested(100_000)}}}}`,
+    );
+    expect(await wire.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: {
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: 'The answer to the elicitation "Who travels to Oslo?" is invalid: it nests deeper than 64 levels',
+          },
+        ],
+      },
+    });
+    await expectPing(wire, 3);
+  });
+});
+
 describe('the depth limit', () => {
   /** tools/call params `depth` levels deep: params → arguments → text → arrays. */
   function callAtDepth(id: number, depth: number): string {
