@@ -186,6 +186,26 @@ describe('the depth limit', () => {
     expect(await wire.next()).toEqual(depthError(3, 'tools/call'));
   });
 
+  it('counts objects as well as arrays', async () => {
+    const { wire } = await start();
+    await handshake(wire);
+    const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    wire.send(
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":${objects(100_000)}}}}`,
+    );
+    expect(await wire.next()).toEqual(depthError(2, 'tools/call'));
+    wire.send(
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":${objects(62)}}}}`,
+    );
+    expect((await wire.next()).result.content[0].text).toBe(
+      "Invalid arguments for tool 'echo': text: must be a string",
+    );
+    wire.send(
+      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":${objects(63)}}}}`,
+    );
+    expect(await wire.next()).toEqual(depthError(4, 'tools/call'));
+  });
+
   it('is the maxParamsDepth option', async () => {
     const { wire } = await start({ maxParamsDepth: 3 });
     await handshake(wire);
