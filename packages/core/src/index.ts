@@ -78,6 +78,7 @@ export {
   type ValidationOutcome,
 } from './schema';
 export { type ConnectOptions, GantryServer } from './server/gantry-server';
+export { DEFAULT_MAX_PARAMS_DEPTH } from './server/params-depth';
 export type { GantryServerOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
 export {

@@ -19,6 +19,7 @@ import {
   elicitationSchemaFromClass,
   formatIssues,
 } from '../schema';
+import { DEFAULT_MAX_PARAMS_DEPTH, nestsDeeperThan } from '../server/params-depth';
 import type { ContextSession, SessionInfo } from './mcp-context';
 
 export interface ElicitOptions {
@@ -108,6 +109,14 @@ export async function elicitForm<T>(
   const result = await ask(params);
   checkAction(result);
   if (result.action !== 'accept') return { action: result.action };
+  // Validation walks the answer recursively: a deep one would overflow the stack. A form
+  // answer is flat (2025-11-25 elicitation: primitive values and string arrays).
+  if (nestsDeeperThan(result.content, DEFAULT_MAX_PARAMS_DEPTH)) {
+    throw new GantryError(
+      LocalErrorCode.ElicitationInvalid,
+      `The answer to the elicitation "${message}" is invalid: it nests deeper than ${DEFAULT_MAX_PARAMS_DEPTH} levels`,
+    );
+  }
   const outcome = await plan.validator.validate(result.content ?? {});
   if (!outcome.ok) {
     throw new GantryError(

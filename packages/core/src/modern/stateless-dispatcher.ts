@@ -29,6 +29,7 @@ import type { Registry } from '../registry/registry';
 import type { MethodHandler, MethodTable } from '../server/method-table';
 import { resolveResource } from '../server/resource-handlers';
 import { type CacheDefaults, type CacheHint, DEFAULT_CACHE } from './cache-hint';
+import { warnOnceAboutEphemeralKey } from './ephemeral-key-warning';
 import { InputRound } from './input-round';
 import { ModernCall, type ModernServices } from './modern-call';
 import { principalDigest, RequestStateCodec } from './request-state';
@@ -39,7 +40,8 @@ export interface StatelessOptions {
   /**
    * Key that signs `requestState` (HMAC-SHA256), at least 32 bytes. Every node that may get a
    * retry needs the same key. Default: `GANTRY_STATE_KEY` from the environment, else a random
-   * per-process key (one node only: HTTP and WebSocket servers warn about it at startup).
+   * key of this server (one node only: the first HTTP or WebSocket listener of the process
+   * warns about it, once).
    */
   requestStateKey?: string | Uint8Array;
   /** How long a client has to answer an `input_required` result; default 10 minutes. */
@@ -109,7 +111,6 @@ export class StatelessDispatcher {
   private readonly methods = new Map<string, MethodHandler>();
   private readonly codec: RequestStateCodec;
   private readonly settings: Resolved;
-  private warned = false;
   /** `_meta` of every result, built once; undefined when `serverInfoInResults` is off. */
   private readonly serverMeta?: Record<string, unknown>;
   private readonly cache: Required<{ [K in keyof CacheDefaults]: Required<CacheHint> }>;
@@ -167,15 +168,10 @@ export class StatelessDispatcher {
   /**
    * Called by network listeners (HTTP, WebSocket) when they start: behind a load balancer a
    * retry may reach another node, which can verify its requestState only with a shared key.
-   * stdio is one process per client, so it never needs one.
+   * stdio is one process per client, so it never needs one. Warns once per process.
    */
   warnIfKeyIsEphemeral(): void {
-    if (!this.settings.ephemeral || this.warned) return;
-    this.warned = true;
-    this.logger.warn(
-      'No requestState key is configured, so a random per-process key signs stateless-era (2026-07-28) input rounds. ' +
-        'With more than one server node, set { stateless: { requestStateKey } } or GANTRY_STATE_KEY to one shared secret of at least 32 bytes.',
-    );
+    if (this.settings.ephemeral) warnOnceAboutEphemeralKey(this.logger);
   }
 
   /**

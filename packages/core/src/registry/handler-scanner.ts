@@ -6,6 +6,7 @@ import type { ResourceListDescriptor } from '../decorators/resource-list.decorat
 import type { ToolDescriptor } from '../decorators/tool.decorator';
 import type { Container } from '../di/container';
 import type { ModuleNode } from '../di/module-graph';
+import { unexpectedHandlerError } from '../execution/handler-failure';
 import type { Logger } from '../logger';
 import {
   COMPLETIONS_METADATA,
@@ -81,7 +82,7 @@ function completionHandler(target: ScanTarget, descriptor: CompletionDescriptor,
       },
       map: (returned) => toCompletionValues(returned, `@Complete('${descriptor.argument}') ${source}`),
       onError: (error) => {
-        throw error;
+        throw unexpectedHandlerError(error, target.logger, `@Complete('${descriptor.argument}') (${source})`);
       },
       needsContext: true,
     },

@@ -2,7 +2,6 @@ import {
   type GetPromptResult,
   InvalidParamsError,
   LocalErrorCode,
-  McpError,
   type ObjectJsonSchema,
   type Prompt,
   type PromptArgument,
@@ -10,6 +9,7 @@ import {
 import type { ParamDescriptor } from '../decorators/params.decorator';
 import type { PromptDescriptor } from '../decorators/prompt.decorator';
 import { compileArguments } from '../execution/arguments';
+import { unexpectedHandlerError } from '../execution/handler-failure';
 import { explainMissing } from '../execution/missing-arguments';
 import { toGetPromptResult } from '../execution/prompt-result';
 import {
@@ -151,8 +151,7 @@ export function buildPrompt(
       invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
       map: (returned) => toGetPromptResult(returned, name, description),
       onError: (error) => {
-        if (!(error instanceof McpError)) target.logger.error(`Prompt '${name}' (${source}) failed:`, error);
-        throw error;
+        throw unexpectedHandlerError(error, target.logger, `Prompt '${name}' (${source})`);
       },
       needsContext: params.some((p) => p.kind === 'ctx'),
     },

@@ -1,6 +1,5 @@
 import {
   LocalErrorCode,
-  McpError,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
@@ -8,16 +7,13 @@ import {
 import type { ResourceDescriptor } from '../decorators/resource.decorator';
 import type { ResourceListDescriptor } from '../decorators/resource-list.decorator';
 import { compileArguments, type ResourceCall } from '../execution/arguments';
+import { unexpectedHandlerError } from '../execution/handler-failure';
 import { toReadResourceResult } from '../execution/resource-result';
 import { UriTemplate, UriTemplateError } from '../resources/uri-template';
 import { CompiledHandler } from './compiled-handler';
 import type { Completer } from './completion';
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from './resource-definition';
 import { deepFreeze, type ScanTarget, scanError } from './scan-target';
-
-function rethrow(error: unknown): never {
-  throw error;
-}
 
 function toResourceList(returned: unknown, where: string, template: ResourceTemplate): Resource[] {
   if (!Array.isArray(returned)) throw new TypeError(`${where} must return an array of { uri, name?, ... }`);
@@ -102,9 +98,7 @@ export function buildResource(
       invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
       map: (returned, value) => toReadResourceResult(returned, (value as ResourceCall).uri, mimeType),
       onError: (error) => {
-        if (!(error instanceof McpError))
-          target.logger.error(`Resource ${options.uri} (${source}) failed:`, error);
-        return rethrow(error);
+        throw unexpectedHandlerError(error, target.logger, `Resource ${options.uri} (${source})`);
       },
       needsContext: params.some((p) => p.kind === 'ctx'),
     },
@@ -159,7 +153,9 @@ export function buildResource(
         handler: listMethod,
         invoke: (value, mcp) => listMethod.apply(instance, buildListArguments(value, mcp)),
         map: (returned) => toResourceList(returned, `@ResourceList() ${listSource}`, wire),
-        onError: rethrow,
+        onError: (error) => {
+          throw unexpectedHandlerError(error, target.logger, `@ResourceList() ${listSource}`);
+        },
         needsContext: listParams.length > 0,
       },
       target.enhancers(listKey),

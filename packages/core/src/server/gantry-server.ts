@@ -16,6 +16,7 @@ import type { Registry } from '../registry/registry';
 import { completionHandler } from './completion-handler';
 import { loggingHandler } from './logging-handler';
 import type { MethodHandler, MethodTable } from './method-table';
+import { resolveMaxParamsDepth } from './params-depth';
 import { promptHandlers } from './prompt-handlers';
 import { resourceHandlers } from './resource-handlers';
 import type { GantryServerOptions } from './server-options';
@@ -38,6 +39,8 @@ export class GantryServer {
   readonly methods: MethodTable;
   readonly sessions = new Set<ServerSession>();
   readonly requestTimeoutMs: number | undefined;
+  /** Deepest nesting accepted in a request's params (`maxParamsDepth`). */
+  readonly maxParamsDepth: number;
   private readonly serverInfo: Implementation;
   readonly capabilities: ServerCapabilities;
   private readonly elicitations = new Map<string, ServerSession>();
@@ -58,6 +61,7 @@ export class GantryServer {
       throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`);
     }
     this.requestTimeoutMs = options.requestTimeoutMs;
+    this.maxParamsDepth = resolveMaxParamsDepth(options.maxParamsDepth);
     const declare = options.capabilities ?? {};
     const hasTools = registry.tools.size > 0 || declare.tools === true;
     const hasResources = registry.resources.size + registry.templates.size > 0 || declare.resources === true;

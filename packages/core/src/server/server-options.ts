@@ -23,6 +23,14 @@ export interface GantryServerOptions {
   pageSize?: number;
   /** Timeout of requests the server sends to clients; default 60 s. */
   requestTimeoutMs?: number;
+  /**
+   * Deepest nesting of objects and arrays accepted in a request's `params` (the params object
+   * is level 1); a deeper request is answered −32602 before any handler, validator or digest
+   * sees it, on every transport and in both eras. Default 64 (`DEFAULT_MAX_PARAMS_DEPTH`):
+   * far more than any tool or prompt schema needs, far less than what overflows the stack in
+   * the recursive validation that follows. At most 1,000.
+   */
+  maxParamsDepth?: number;
   /** Gantry's own diagnostics; default a stderr logger. `false` silences it. */
   logger?: Logger | false;
   /**

@@ -27,6 +27,7 @@ import {
 } from '@gantry/protocol';
 import type { ContextSession } from '../context/mcp-context';
 import type { GantryServer } from './gantry-server';
+import { checkParamsDepth } from './params-depth';
 
 /** What a transport lets handlers do with their streams. */
 export interface StreamControls {
@@ -172,6 +173,8 @@ export class ServerSession implements ContextSession {
 
   private handle(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
     const method = request.method;
+    // Before anything walks the params recursively (validators, digests, JSON.stringify).
+    checkParamsDepth(method, request.params, this.server.maxParamsDepth);
     // 2026-07-28: a request that describes itself in _meta is served statelessly, on any connection.
     if (isModernRequest(request)) return this.server.stateless.handle(request, inbound, this);
     if (method === ModernMethod.ServerDiscover || method === ModernMethod.SubscriptionsListen) {
