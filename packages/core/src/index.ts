@@ -81,4 +81,10 @@ export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export type { GantryServerOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
 export type { ListenHost, McpListener } from './transports/listener';
-export { type StdioOptions, StdioServerTransport, stdio } from './transports/stdio';
+export {
+  DEFAULT_STDIO_FLOW,
+  type StdioOptions,
+  StdioServerTransport,
+  type StdioTransportOptions,
+  stdio,
+} from './transports/stdio';

@@ -140,7 +140,10 @@ describe('Peer: timeouts', () => {
         for (let i = 1; i <= steps; i++) {
           await tick(timeoutMs / 2);
           if (inbound.signal.aborted) return {};
-          await inbound.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i } });
+          await inbound.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i },
+          });
         }
         return { finished: steps };
       },
