@@ -133,7 +133,7 @@ describe('stdio output backpressure: a client that stops reading stdout', () => 
     // Each probe is a round trip through the child's event loop; a handler that is not held
     // runs to the end within the first few (every ctx.log settles at once).
     let state = await server.probe();
-    for (let i = 0; i < 200 && state.logged === 0; i++) state = await server.probe();
+    for (let i = 0; i < 10_000 && state.logged === 0; i++) state = await server.probe();
     expect(state.logged).toBeGreaterThan(0);
     for (let i = 0; i < 20; i++) {
       state = await server.probe();
