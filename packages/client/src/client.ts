@@ -147,7 +147,7 @@ export interface CallToolOptions {
   timeoutMs?: number;
   /** Receives `notifications/progress` for this call; setting it sends a `progressToken`. */
   onProgress?: (progress: ProgressNotificationParams) => void;
-  /** Restart the timeout on each progress notification. */
+  /** Restart the timeout on each progress notification; setting it sends a `progressToken` too. */
   resetTimeoutOnProgress?: boolean;
   /** Upper bound on the whole wait when progress resets the timeout. */
   maxTotalTimeoutMs?: number;

@@ -90,4 +90,10 @@ export {
   isLoopbackOrigin,
 } from './transports/host-origin-policy';
 export type { ListenHost, McpListener } from './transports/listener';
-export { type StdioOptions, StdioServerTransport, stdio } from './transports/stdio';
+export {
+  DEFAULT_STDIO_FLOW,
+  type StdioOptions,
+  StdioServerTransport,
+  type StdioTransportOptions,
+  stdio,
+} from './transports/stdio';

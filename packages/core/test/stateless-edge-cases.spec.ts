@@ -46,14 +46,9 @@ afterEach(async () => {
 });
 
 describe('subscriptions/listen: final result on shutdown', () => {
-  // packages/core/src/transports/stdio.ts, StdioServerTransport.send(): a response that follows
-  // a notification of the same request by less than notificationGapMs (15 ms by default) is
-  // written later from a setTimeout; close() flushes only the queue and finish() marks the
-  // transport closed, so enqueue() drops the delayed line. A listen's acknowledgement is a
-  // notification of the listen request, so app.close() shortly after a listen (or after any
-  // notification on it) loses the final { resultType: "complete" } result.
-  // Fix: keep the delayed lines (and their timers) in the transport, and on close() clear the
-  // timers and write those lines before finishing (or skip the gap once closing).
+  // app.close() shortly after a listen's acknowledgement (a notification of the listen request)
+  // must still write the listen's final { resultType: "complete" } result before the transport
+  // closes (a response once held back behind its notifications by a timer was lost here).
   it('app.close() right after the acknowledgement still writes the final result', async () => {
     app = await createDualEraApp();
     const wire = await openWire(app);

@@ -37,7 +37,10 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Time to wait for the response; default the Peer's `requestTimeoutMs`. */
   timeoutMs?: number;
-  /** Restart the timeout each time a progress notification arrives for this request. */
+  /**
+   * Restart the timeout each time a progress notification arrives for this request. Setting it
+   * adds a `progressToken` to the request, with or without `onProgress`.
+   */
   resetTimeoutOnProgress?: boolean;
   /** Upper bound on the whole wait when the timeout is reset by progress. */
   maxTotalTimeoutMs?: number;
@@ -196,8 +199,9 @@ export class Peer {
 
     const id = this.nextId++;
     let params = message.params;
-    if (options.onProgress) {
-      // The request id doubles as the progress token: unique among this side's active requests.
+    if (options.onProgress || options.resetTimeoutOnProgress) {
+      // Without a token the peer sends no progress, so a timeout reset by progress would never
+      // be reset. The request id doubles as the token: unique among this side's active requests.
       const meta = params?._meta as Meta | undefined;
       params = { ...params, _meta: { ...meta, progressToken: id } };
     }
@@ -392,8 +396,9 @@ export class Peer {
     if (method === Method.Progress) {
       const params = notification.params as ProgressNotificationParams | undefined;
       const record = params ? this.pending.get(params.progressToken) : undefined;
-      if (record?.onProgress) {
+      if (record && (record.onProgress || record.resetTimeoutOnProgress)) {
         if (record.resetTimeoutOnProgress) this.startTimer(record);
+        if (!record.onProgress) return;
         try {
           record.onProgress(params as ProgressNotificationParams);
         } catch (error) {

@@ -127,6 +127,32 @@ describe('Peer: timeouts', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
+  it('resetTimeoutOnProgress without onProgress still asks for progress, and progress keeps the request alive', async () => {
+    const timeoutMs = 100;
+    const steps = 6;
+    const tokens: unknown[] = [];
+    const { client } = await pair({
+      onRequest: async (_r, inbound) => {
+        const token = inbound.meta?.progressToken;
+        tokens.push(token);
+        if (token === undefined) return new Promise(() => {});
+        // Half a timeout between notifications, for three timeouts in all.
+        for (let i = 1; i <= steps; i++) {
+          await tick(timeoutMs / 2);
+          if (inbound.signal.aborted) return {};
+          await inbound.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i },
+          });
+        }
+        return { finished: steps };
+      },
+    });
+    const result = await client.request({ method: 'long' }, { timeoutMs, resetTimeoutOnProgress: true });
+    expect(tokens).toEqual([0]);
+    expect(result).toEqual({ finished: steps });
+  });
+
   it('without resetTimeoutOnProgress, progress does not extend the wait', async () => {
     const { client } = await pair({
       onRequest: async (_r, inbound) => {

@@ -1,5 +1,11 @@
 import { PassThrough } from 'node:stream';
-import { type GantryApplication, type StdioOptions, StdioServerTransport, stdio } from '@gantry/core';
+import {
+  type GantryApplication,
+  type StdioOptions,
+  StdioServerTransport,
+  type StdioTransportOptions,
+  stdio,
+} from '@gantry/core';
 import type { AuthInfo } from '@gantry/protocol';
 
 /** A raw line-level connection to an app through its real stdio transport. */
@@ -14,6 +20,8 @@ export interface Wire {
   end(): void;
   /** Every line the server wrote so far, parsed, in order (read or not). */
   readonly seen: readonly any[];
+  /** The same lines as written, without their newline. */
+  readonly raw: readonly string[];
 }
 
 export async function openWire(
@@ -33,7 +41,7 @@ export async function openWire(
 export async function connectWire(
   app: GantryApplication,
   connect: { auth?: AuthInfo } = {},
-  options: Pick<StdioOptions, 'maxLineBytes' | 'notificationGapMs'> = {},
+  options: StdioTransportOptions = {},
 ): Promise<Wire> {
   const input = new PassThrough();
   const output = new PassThrough();
@@ -44,6 +52,7 @@ export async function connectWire(
 function wireOn(input: PassThrough, output: PassThrough): Wire {
   const lines: string[] = [];
   const seen: any[] = [];
+  const raw: string[] = [];
   const waiters: ((line: string) => void)[] = [];
   let buffered = '';
   output.on('data', (chunk: Buffer) => {
@@ -52,6 +61,7 @@ function wireOn(input: PassThrough, output: PassThrough): Wire {
     while (newline !== -1) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
+      raw.push(line);
       seen.push(JSON.parse(line));
       const waiter = waiters.shift();
       if (waiter) waiter(line);
@@ -61,10 +71,11 @@ function wireOn(input: PassThrough, output: PassThrough): Wire {
   });
   return {
     seen,
-    send(raw) {
-      if (Buffer.isBuffer(raw)) input.write(raw);
-      else if (typeof raw === 'string') input.write(raw.endsWith('\n') ? raw : `${raw}\n`);
-      else input.write(`${JSON.stringify(raw)}\n`);
+    raw,
+    send(data) {
+      if (Buffer.isBuffer(data)) input.write(data);
+      else if (typeof data === 'string') input.write(data.endsWith('\n') ? data : `${data}\n`);
+      else input.write(`${JSON.stringify(data)}\n`);
     },
     next(timeoutMs = 5000) {
       const line = lines.shift();
