@@ -288,9 +288,10 @@ export class FuzzCaseGenerator {
       case 'huge':
         return { kind, bytes: this.huge(message), origin };
       case 'invalidUtf8': {
-        const bytes = encode(message);
-        const at = bytes.indexOf('"', 20) + 1 || 1;
-        return { kind, bytes: Buffer.concat([bytes.subarray(0, at), Buffer.from(random.pick(INVALID_UTF8)), bytes.subarray(at)]), origin };
+        // Inside a string value of an otherwise valid request, so that only the encoding is wrong.
+        message.params = { ...((message.params as JsonObject | undefined) ?? {}), note: 'ab__BAD__cd' };
+        const [before, after] = JSON.stringify(message).split('__BAD__');
+        return { kind, bytes: Buffer.concat([Buffer.from(before), Buffer.from(random.pick(INVALID_UTF8)), Buffer.from(after)]), origin };
       }
       default:
         return { kind, bytes: this.batch(id) };

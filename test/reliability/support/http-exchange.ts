@@ -15,8 +15,8 @@ export interface HttpAnswer {
 
 export type HttpOutcome = { kind: 'answer'; answer: HttpAnswer } | { kind: 'hang' } | { kind: 'error'; error: Error };
 
-export function keepAliveAgent(): Agent {
-  return new Agent({ keepAlive: true, maxSockets: 1 });
+export function keepAliveAgent(maxSockets = 1): Agent {
+  return new Agent({ keepAlive: true, maxSockets });
 }
 
 /** Parses an SSE body into the JSON messages of its events (priming events have no data). */
