@@ -5,7 +5,11 @@ import { statelessMeta } from './support/fuzz-cases';
 import { HttpMcp, postAndVanish } from './support/http-session';
 import { eventually, StdioRpcClient, WsRpcClient } from './support/rpc-clients';
 
-const waitCall = (ms: number, token: string) => ({ name: 'wait', arguments: { ms, progressSteps: 1 }, _meta: { progressToken: token } });
+const waitCall = (ms: number, token: string) => ({
+  name: 'wait',
+  arguments: { ms, progressSteps: 1 },
+  _meta: { progressToken: token },
+});
 
 describe('stdio: the client goes away while a slow tool runs', () => {
   const servers: ChildServer[] = [];
@@ -21,7 +25,9 @@ describe('stdio: the client goes away while a slow tool runs', () => {
     const answer = client.request('tools/call', { name: 'wait', arguments: { ms: 1000 } });
     await server.waitForLine(/^REL-WAIT started/);
     server.child.stdin.end();
-    await expect(answer).resolves.toMatchObject({ result: { content: [{ type: 'text', text: 'waited 1000 ms' }] } });
+    await expect(answer).resolves.toMatchObject({
+      result: { content: [{ type: 'text', text: 'waited 1000 ms' }] },
+    });
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 
@@ -41,7 +47,11 @@ describe('stdio: the client goes away while a slow tool runs', () => {
     servers.push(next.server);
     const nextClient = new StdioRpcClient(next.server);
     await nextClient.initialize();
-    await expect(nextClient.request('ping')).resolves.toEqual({ jsonrpc: '2.0', id: expect.any(String), result: {} });
+    await expect(nextClient.request('ping')).resolves.toEqual({
+      jsonrpc: '2.0',
+      id: expect.any(String),
+      result: {},
+    });
   });
 });
 
@@ -79,9 +89,18 @@ describe('Streamable HTTP: the client goes away or gives up mid-call', () => {
     const client = new HttpMcp(url);
     await client.initialize();
     const started = (await client.stats()).waits.started as number;
-    const call = client.post({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: waitCall(30_000, 'w') });
+    const call = client.post({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'tools/call',
+      params: waitCall(30_000, 'w'),
+    });
     await eventually('the call started', async () => (await client.stats()).waits.started === started + 1);
-    await client.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'the user gave up' } });
+    await client.post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'slow', reason: 'the user gave up' },
+    });
     const answer = await call; // MCP 2025-11-25 Cancellation: no response follows; the stream just ends
     expect(answer.messages.filter((m) => !(m && typeof m === 'object' && 'method' in m))).toEqual([]);
     const checker = new HttpMcp(url);
@@ -96,11 +115,27 @@ describe('Streamable HTTP: the client goes away or gives up mid-call', () => {
     const client = new HttpMcp(url);
     await client.initialize();
     const started = (await client.stats()).waits.started as number;
-    const first = client.post({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'wait', arguments: { ms: 300 } } });
-    await eventually('the first call started', async () => (await client.stats()).waits.started === started + 1);
+    const first = client.post({
+      jsonrpc: '2.0',
+      id: 'dup',
+      method: 'tools/call',
+      params: { name: 'wait', arguments: { ms: 300 } },
+    });
+    await eventually(
+      'the first call started',
+      async () => (await client.stats()).waits.started === started + 1,
+    );
     const second = await client.post({ jsonrpc: '2.0', id: 'dup', method: 'ping' });
-    expect(second.messages).toEqual([{ jsonrpc: '2.0', id: 'dup', error: { code: -32600, message: expect.stringContaining('already in use') } }]);
-    expect((await first).messages).toEqual([{ jsonrpc: '2.0', id: 'dup', result: { content: [{ type: 'text', text: 'waited 300 ms' }] } }]);
+    expect(second.messages).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'dup',
+        error: { code: -32600, message: expect.stringContaining('already in use') },
+      },
+    ]);
+    expect((await first).messages).toEqual([
+      { jsonrpc: '2.0', id: 'dup', result: { content: [{ type: 'text', text: 'waited 300 ms' }] } },
+    ]);
     expect(await client.delete()).toBe(200);
     client.close();
   });
@@ -109,9 +144,17 @@ describe('Streamable HTTP: the client goes away or gives up mid-call', () => {
     const checker = new HttpMcp(url);
     const baseline = await checker.stats(true);
     const before = baseline.waits.aborted as number;
-    const message = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...waitCall(30_000, 'w'), _meta: { ...statelessMeta(), progressToken: 'w' } } };
+    const message = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { ...waitCall(30_000, 'w'), _meta: { ...statelessMeta(), progressToken: 'w' } },
+    };
     expect(await postAndVanish(url, checker.headers(true, 'tools/call', 'wait'), message)).toBe(200);
-    await eventually('the abandoned call aborted', async () => (await checker.stats(true)).waits.aborted === before + 1);
+    await eventually(
+      'the abandoned call aborted',
+      async () => (await checker.stats(true)).waits.aborted === before + 1,
+    );
     const stats = await checker.stats(true);
     expect(stats.waits.running).toBe(0);
     expect(stats.sessions).toBe(baseline.sessions);
@@ -129,29 +172,39 @@ describe('WebSocket: the socket is terminated mid-call', () => {
     await server?.stop();
   });
 
-  it.each(['session', 'stateless'] as const)('%s era: the handler is aborted, the socket forgotten, and the next client served', async (era) => {
-    const checker = await WsRpcClient.open(url);
-    const stateless = era === 'stateless';
-    if (!stateless) await checker.initialize();
-    const before = (await checker.stats(stateless)).waits.aborted as number;
+  it.each(['session', 'stateless'] as const)(
+    '%s era: the handler is aborted, the socket forgotten, and the next client served',
+    async (era) => {
+      const checker = await WsRpcClient.open(url);
+      const stateless = era === 'stateless';
+      if (!stateless) await checker.initialize();
+      const before = (await checker.stats(stateless)).waits.aborted as number;
 
-    const gone = await WsRpcClient.open(url);
-    if (!stateless) await gone.initialize();
-    const params = stateless ? { ...waitCall(30_000, 'w'), _meta: { ...statelessMeta(), progressToken: 'w' } } : waitCall(30_000, 'w');
-    void gone.request('tools/call', params).catch(() => {});
-    await gone.until((m) => m.method === 'notifications/progress');
-    gone.socket.terminate();
+      const gone = await WsRpcClient.open(url);
+      if (!stateless) await gone.initialize();
+      const params = stateless
+        ? { ...waitCall(30_000, 'w'), _meta: { ...statelessMeta(), progressToken: 'w' } }
+        : waitCall(30_000, 'w');
+      void gone.request('tools/call', params).catch(() => {});
+      await gone.until((m) => m.method === 'notifications/progress');
+      gone.socket.terminate();
 
-    await eventually('the call aborted', async () => (await checker.stats(stateless)).waits.aborted === before + 1);
-    const stats = await checker.stats(stateless);
-    expect(stats.connections).toBe(1);
-    expect(stats.waits.running).toBe(0);
+      await eventually(
+        'the call aborted',
+        async () => (await checker.stats(stateless)).waits.aborted === before + 1,
+      );
+      const stats = await checker.stats(stateless);
+      expect(stats.connections).toBe(1);
+      expect(stats.waits.running).toBe(0);
 
-    const next = await WsRpcClient.open(url);
-    if (!stateless) await next.initialize();
-    const answer = stateless ? await next.request('server/discover', { _meta: statelessMeta() }) : await next.request('ping');
-    expect(answer.result).toBeDefined();
-    await next.close();
-    await checker.close();
-  });
+      const next = await WsRpcClient.open(url);
+      if (!stateless) await next.initialize();
+      const answer = stateless
+        ? await next.request('server/discover', { _meta: statelessMeta() })
+        : await next.request('ping');
+      expect(answer.result).toBeDefined();
+      await next.close();
+      await checker.close();
+    },
+  );
 });

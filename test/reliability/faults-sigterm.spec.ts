@@ -10,7 +10,15 @@ const IN_FLIGHT = 3;
 const slowCall = { name: 'wait', arguments: { ms: 30_000 } };
 
 /** Settles each call: its answer, or the error its connection ended with. */
-const settleAll = (calls: Promise<unknown>[]) => Promise.all(calls.map((call) => call.then((answer) => ({ answer }), (error: Error) => ({ error: error.message }))));
+const settleAll = (calls: Promise<unknown>[]) =>
+  Promise.all(
+    calls.map((call) =>
+      call.then(
+        (answer) => ({ answer }),
+        (error: Error) => ({ error: error.message }),
+      ),
+    ),
+  );
 
 it('stdio: every line written is a whole message, the calls are answered or stdout ends, the exit is by SIGTERM', async () => {
   const { server } = await startFixture({ transport: 'stdio', env: SHUTDOWN_HOOKS });
@@ -27,7 +35,13 @@ it('stdio: every line written is a whole message, the calls are answered or stdo
     await stdoutEnded;
     expect(client.partial).toBe('');
     for (const response of client.received.filter((m) => ids.includes(m.id))) {
-      expect(response).toEqual({ jsonrpc: '2.0', id: response.id, ...('result' in response ? { result: expect.any(Object) } : { error: expect.objectContaining({ code: expect.any(Number), message: expect.any(String) }) }) });
+      expect(response).toEqual({
+        jsonrpc: '2.0',
+        id: response.id,
+        ...('result' in response
+          ? { result: expect.any(Object) }
+          : { error: expect.objectContaining({ code: expect.any(Number), message: expect.any(String) }) }),
+      });
     }
   } finally {
     await server.stop();
@@ -59,7 +73,9 @@ it('WebSocket: each socket with calls in flight gets their answers or a close fr
   try {
     const client = await WsRpcClient.open(url);
     await client.initialize();
-    const calls = Array.from({ length: IN_FLIGHT }, () => client.request('tools/call', slowCall).catch((error: Error) => ({ error: error.message })));
+    const calls = Array.from({ length: IN_FLIGHT }, () =>
+      client.request('tools/call', slowCall).catch((error: Error) => ({ error: error.message })),
+    );
     await eventually('all calls running', async () => (await client.stats()).waits.running === IN_FLIGHT);
     server.child.kill('SIGTERM');
     // docs/websocket.md: 1001 "Server shutting down" when the app closes.

@@ -33,7 +33,9 @@ beforeAll(async () => {
     const run = lane.run().then((figures) => {
       if (server.exit) {
         figures.crashes++;
-        figures.examples.push(`the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`);
+        figures.examples.push(
+          `the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`,
+        );
       }
       recordFigures(figures);
       return figures;

@@ -34,12 +34,16 @@ beforeAll(async () => {
       seedOffset,
       // One input in 400 is a binary frame holding a valid request.
       extraCase: (random) =>
-        random.chance(1 / 400) ? { kind: 'binary', binary: true, bytes: Buffer.from('{"jsonrpc":"2.0","id":"b","method":"ping"}') } : undefined,
+        random.chance(1 / 400)
+          ? { kind: 'binary', binary: true, bytes: Buffer.from('{"jsonrpc":"2.0","id":"b","method":"ping"}') }
+          : undefined,
     });
     const run = lane.run().then((figures) => {
       if (server.exit) {
         figures.crashes++;
-        figures.examples.push(`the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`);
+        figures.examples.push(
+          `the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`,
+        );
       }
       recordFigures(figures);
       return figures;

@@ -10,7 +10,7 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test/reliability'],
   testMatch: ['**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  transform: { '^.+\\.ts$': '@swc/jest' },
   moduleNameMapper: { '^@gantry/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   maxWorkers: 1,

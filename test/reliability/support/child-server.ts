@@ -55,8 +55,21 @@ export class ChildServer {
   waitForLine(test: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
     return new Promise((resolve, reject) => {
       const waiter = { test, resolve: (match: RegExpMatchArray) => settle(() => resolve(match)) };
-      const timer = setTimeout(() => settle(() => reject(new Error(`no stderr line ${test} within ${timeoutMs} ms; stderr:\n${this.stderrTail}`))), timeoutMs);
-      const onExit = () => settle(() => reject(new Error(`the server exited (${JSON.stringify(this.exit)}) before ${test}; stderr:\n${this.stderrTail}`)));
+      const timer = setTimeout(
+        () =>
+          settle(() =>
+            reject(new Error(`no stderr line ${test} within ${timeoutMs} ms; stderr:\n${this.stderrTail}`)),
+          ),
+        timeoutMs,
+      );
+      const onExit = () =>
+        settle(() =>
+          reject(
+            new Error(
+              `the server exited (${JSON.stringify(this.exit)}) before ${test}; stderr:\n${this.stderrTail}`,
+            ),
+          ),
+        );
       const settle = (then: () => void) => {
         clearTimeout(timer);
         const index = this.lineWaiters.indexOf(waiter);

@@ -110,7 +110,17 @@ function randomValue(random: Prng, depth = 0): Json {
     case 5:
       return random.string(random.int(1, 12));
     case 6:
-      return random.pick(['\u0000', '\ud800', '\udfff', '😀', '\u2028', 'é', '\uffff', '%00', '../../etc/passwd']);
+      return random.pick([
+        '\u0000',
+        '\ud800',
+        '\udfff',
+        '😀',
+        '\u2028',
+        'é',
+        '\uffff',
+        '%00',
+        '../../etc/passwd',
+      ]);
     case 7:
       return [];
     case 8:
@@ -158,7 +168,9 @@ function mutate(random: Prng, message: JsonObject): void {
     const action = random.int(0, 5);
     if (action <= 2) (parent as Record<string | number, Json>)[key] = randomValue(random);
     else if (action === 3 && !Array.isArray(parent)) delete parent[key as string];
-    else if (action === 4 && !Array.isArray(parent)) parent[random.pick(['extra', 'id', 'method', 'params', 'result', 'error', 'jsonrpc', '_meta'])] = randomValue(random);
+    else if (action === 4 && !Array.isArray(parent))
+      parent[random.pick(['extra', 'id', 'method', 'params', 'result', 'error', 'jsonrpc', '_meta'])] =
+        randomValue(random);
     else if (Array.isArray(parent)) parent.push(randomValue(random));
     else parent[random.string(4)] = randomValue(random);
   }
@@ -174,11 +186,22 @@ function damageBytes(random: Prng, bytes: Buffer): Buffer {
       return copy;
     }
     case 1:
-      return Buffer.concat([bytes.subarray(0, at), bytes.subarray(Math.min(bytes.length, at + random.int(1, 8)))]);
+      return Buffer.concat([
+        bytes.subarray(0, at),
+        bytes.subarray(Math.min(bytes.length, at + random.int(1, 8))),
+      ]);
     case 2:
-      return Buffer.concat([bytes.subarray(0, at), Buffer.from(random.string(random.int(1, 4), '{}[]",:\\0ae')), bytes.subarray(at)]);
+      return Buffer.concat([
+        bytes.subarray(0, at),
+        Buffer.from(random.string(random.int(1, 4), '{}[]",:\\0ae')),
+        bytes.subarray(at),
+      ]);
     default:
-      return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at, at + random.int(1, 20)), bytes.subarray(at)]);
+      return Buffer.concat([
+        bytes.subarray(0, at),
+        bytes.subarray(at, at + random.int(1, 20)),
+        bytes.subarray(at),
+      ]);
   }
 }
 
@@ -235,7 +258,10 @@ export class FuzzCaseGenerator {
     const message = withMeta(this.options.era, template);
     message.id = id;
     const name = template.params?.name ?? template.params?.uri;
-    return { message, origin: { method: template.method, name: typeof name === 'string' ? name : undefined } };
+    return {
+      message,
+      origin: { method: template.method, name: typeof name === 'string' ? name : undefined },
+    };
   }
 
   next(id: string | number): FuzzCase {
@@ -269,7 +295,14 @@ export class FuzzCaseGenerator {
         return { kind, bytes: encode(notification) };
       }
       case 'response':
-        return { kind, bytes: encode({ jsonrpc: '2.0', id: random.int(1, 1e6), result: random.chance(0.5) ? {} : randomValue(random) }) };
+        return {
+          kind,
+          bytes: encode({
+            jsonrpc: '2.0',
+            id: random.int(1, 1e6),
+            result: random.chance(0.5) ? {} : randomValue(random),
+          }),
+        };
       case 'damaged':
         return { kind, bytes: damageBytes(random, encode(message)), origin };
       case 'truncated': {
@@ -277,9 +310,19 @@ export class FuzzCaseGenerator {
         return { kind, bytes: bytes.subarray(0, random.int(0, bytes.length - 1)), origin };
       }
       case 'malformed':
-        return { kind, bytes: Buffer.from(random.chance(0.8) ? random.pick(MALFORMED) : random.string(random.int(1, 40))) };
+        return {
+          kind,
+          bytes: Buffer.from(random.chance(0.8) ? random.pick(MALFORMED) : random.string(random.int(1, 40))),
+        };
       case 'unknownMethod':
-        message.method = random.pick([`x/${random.string(6, 'abcdef')}`, 'tools/cal', 'Ping', 'rpc.discover', '', 'notifications/cancelled']);
+        message.method = random.pick([
+          `x/${random.string(6, 'abcdef')}`,
+          'tools/cal',
+          'Ping',
+          'rpc.discover',
+          '',
+          'notifications/cancelled',
+        ]);
         return { kind, bytes: encode(message), origin: { method: String(message.method) } };
       case 'nonObject':
         return { kind, bytes: encode(random.pick([42, 'ping', null, true, -1.5, [[]]])) };
@@ -291,7 +334,15 @@ export class FuzzCaseGenerator {
         // Inside a string value of an otherwise valid request, so that only the encoding is wrong.
         message.params = { ...((message.params as JsonObject | undefined) ?? {}), note: 'ab__BAD__cd' };
         const [before, after] = JSON.stringify(message).split('__BAD__');
-        return { kind, bytes: Buffer.concat([Buffer.from(before), Buffer.from(random.pick(INVALID_UTF8)), Buffer.from(after)]), origin };
+        return {
+          kind,
+          bytes: Buffer.concat([
+            Buffer.from(before),
+            Buffer.from(random.pick(INVALID_UTF8)),
+            Buffer.from(after),
+          ]),
+          origin,
+        };
       }
       default:
         return { kind, bytes: this.batch(id) };
@@ -302,7 +353,9 @@ export class FuzzCaseGenerator {
   private deep(message: JsonObject): Buffer {
     const depth = this.random.pick([64, 1000, 10_000, 50_000]);
     const arrays = this.random.chance(0.7);
-    const nested = arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const nested = arrays
+      ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+      : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
     const marker = '"__DEEP__"';
     const params = (message.params ?? {}) as JsonObject;
     const where = this.random.int(0, 2);

@@ -5,5 +5,7 @@ export default function globalTeardown(): void {
   const figures = readFigures();
   if (figures.length === 0) return;
   writeResultsFile(figures);
-  process.stdout.write(`\n== reliability figures (also in test/reliability/.results.json)\n${formatTable(figures)}\n\n`);
+  process.stdout.write(
+    `\n== reliability figures (also in test/reliability/.results.json)\n${formatTable(figures)}\n\n`,
+  );
 }

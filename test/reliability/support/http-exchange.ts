@@ -13,7 +13,10 @@ export interface HttpAnswer {
   raw?: string;
 }
 
-export type HttpOutcome = { kind: 'answer'; answer: HttpAnswer } | { kind: 'hang' } | { kind: 'error'; error: Error };
+export type HttpOutcome =
+  | { kind: 'answer'; answer: HttpAnswer }
+  | { kind: 'hang' }
+  | { kind: 'error'; error: Error };
 
 export function keepAliveAgent(maxSockets = 1): Agent {
   return new Agent({ keepAlive: true, maxSockets });
@@ -83,7 +86,12 @@ export function exchange(options: {
  * A request cut short on a raw socket: headers promising more body than is sent, then the
  * client half-closes. The server must end the connection (or answer 4xx), never 5xx or hang.
  */
-export function truncatedRequest(url: URL, headers: Record<string, string>, body: Buffer, timeoutMs: number): Promise<{ status?: number; hang: boolean }> {
+export function truncatedRequest(
+  url: URL,
+  headers: Record<string, string>,
+  body: Buffer,
+  timeoutMs: number,
+): Promise<{ status?: number; hang: boolean }> {
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname);
     let received = '';
@@ -100,7 +108,15 @@ export function truncatedRequest(url: URL, headers: Record<string, string>, body
       const status = received.match(/^HTTP\/1\.1 (\d{3})/);
       resolve({ status: status ? Number(status[1]) : undefined, hang: false });
     });
-    const lines = [`POST ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${body.length + 100}`, 'Connection: close', '', ''];
+    const lines = [
+      `POST ${url.pathname} HTTP/1.1`,
+      `Host: ${url.host}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      `Content-Length: ${body.length + 100}`,
+      'Connection: close',
+      '',
+      '',
+    ];
     socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]));
   });
 }

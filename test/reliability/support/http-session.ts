@@ -37,23 +37,41 @@ export class HttpMcp {
       agent: this.agent,
       timeoutMs: HANG_MS,
     });
-    if (outcome.kind === 'hang') throw new Error(`POST ${String(message.method)}: no answer within ${HANG_MS} ms`);
+    if (outcome.kind === 'hang')
+      throw new Error(`POST ${String(message.method)}: no answer within ${HANG_MS} ms`);
     if (outcome.kind === 'error') throw outcome.error;
     return outcome.answer;
   }
 
   /** A request in the session, or stateless with `_meta`; resolves with its JSON-RPC answer. */
-  async request(method: string, params: Record<string, unknown> = {}, stateless = false): Promise<JsonRpcResponse> {
-    const withMeta = stateless ? { ...params, _meta: { ...statelessMeta(), ...((params._meta as object) ?? {}) } } : params;
-    const answer = await this.post({ jsonrpc: '2.0', id: `h${++nextId}`, method, params: withMeta }, stateless);
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    stateless = false,
+  ): Promise<JsonRpcResponse> {
+    const withMeta = stateless
+      ? { ...params, _meta: { ...statelessMeta(), ...((params._meta as object) ?? {}) } }
+      : params;
+    const answer = await this.post(
+      { jsonrpc: '2.0', id: `h${++nextId}`, method, params: withMeta },
+      stateless,
+    );
     const response = answer.messages.find((m) => m && typeof m === 'object' && !('method' in m));
-    if (!response) throw new Error(`${method}: HTTP ${answer.status} without an answer: ${answer.raw ?? JSON.stringify(answer.messages)}`);
+    if (!response)
+      throw new Error(
+        `${method}: HTTP ${answer.status} without an answer: ${answer.raw ?? JSON.stringify(answer.messages)}`,
+      );
     return response as JsonRpcResponse;
   }
 
   async initialize(protocolVersion = '2025-11-25'): Promise<void> {
     this.sessionId = undefined;
-    const answer = await this.post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'reliability', version: '1.0.0' } } });
+    const answer = await this.post({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'reliability', version: '1.0.0' } },
+    });
     const id = answer.headers['mcp-session-id'];
     if (answer.status !== 200 || typeof id !== 'string') throw new Error(`initialize: HTTP ${answer.status}`);
     this.sessionId = id;
@@ -69,7 +87,13 @@ export class HttpMcp {
   async delete(): Promise<number> {
     const headers = this.headers(false);
     delete headers['content-type']; // no body (the fuzzer checks a DELETE that sends one anyway)
-    const outcome = await exchange({ url: this.url, method: 'DELETE', headers, agent: this.agent, timeoutMs: HANG_MS });
+    const outcome = await exchange({
+      url: this.url,
+      method: 'DELETE',
+      headers,
+      agent: this.agent,
+      timeoutMs: HANG_MS,
+    });
     this.sessionId = undefined;
     return outcome.kind === 'answer' ? outcome.answer.status : 0;
   }
@@ -83,15 +107,23 @@ export class HttpMcp {
  * POSTs `message` and destroys the connection as soon as the first bytes of the body arrive
  * (the SSE stream has started): a client that goes away mid-call.
  */
-export function postAndVanish(url: URL, headers: Record<string, string>, message: Record<string, unknown>): Promise<number> {
+export function postAndVanish(
+  url: URL,
+  headers: Record<string, string>,
+  message: Record<string, unknown>,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = Buffer.from(JSON.stringify(message));
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      res.once('data', () => {
-        req.destroy();
-        resolve(res.statusCode ?? 0);
-      });
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve(res.statusCode ?? 0);
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`POST ${String(message.method)}: no SSE event within ${HANG_MS} ms`));

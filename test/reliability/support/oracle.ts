@@ -101,7 +101,8 @@ export function expectationFor(bytes: Buffer, context: OracleContext): Expectati
     return { kind: 'answer', id: null, codes: ONLY(-32700), result: false };
   }
   if (Array.isArray(value)) {
-    if (value.length === 0 || !context.batches) return { kind: 'answer', id: null, codes: ONLY(-32600), result: false };
+    if (value.length === 0 || !context.batches)
+      return { kind: 'answer', id: null, codes: ONLY(-32600), result: false };
     const entries = value.map((entry) => expectationForMessage(entry, context));
     return { kind: 'batch', entries };
   }
@@ -154,11 +155,19 @@ export function responseShapeProblem(message: unknown): string | undefined {
 }
 
 /** Checks one response against an `answer` expectation; returns the violation, or undefined. */
-export function answerProblem(expected: Extract<Expectation, { kind: 'answer' }>, message: unknown): string | undefined {
+export function answerProblem(
+  expected: Extract<Expectation, { kind: 'answer' }>,
+  message: unknown,
+): string | undefined {
   const shape = responseShapeProblem(message);
   if (shape) return `malformed response (${shape})`;
-  const response = message as { id: RequestId | null; result?: unknown; error?: { code: number; message: string } };
-  if (response.id !== expected.id) return `answered id ${JSON.stringify(response.id)}, expected ${JSON.stringify(expected.id)}`;
+  const response = message as {
+    id: RequestId | null;
+    result?: unknown;
+    error?: { code: number; message: string };
+  };
+  if (response.id !== expected.id)
+    return `answered id ${JSON.stringify(response.id)}, expected ${JSON.stringify(expected.id)}`;
   if (response.error) {
     if (!expected.codes.has(response.error.code))
       return `error ${response.error.code} (${response.error.message.slice(0, 160)}), allowed ${[...expected.codes].join(', ')}`;

@@ -33,7 +33,17 @@ export interface LaneFigures {
 }
 
 export function emptyFigures(name: string, transport: LaneFigures['transport']): LaneFigures {
-  return { name, transport, inputs: 0, messages: 0, crashes: 0, hangs: 0, violations: 0, durationMs: 0, examples: [] };
+  return {
+    name,
+    transport,
+    inputs: 0,
+    messages: 0,
+    crashes: 0,
+    hangs: 0,
+    violations: 0,
+    durationMs: 0,
+    examples: [],
+  };
 }
 
 const seenKinds = new WeakMap<LaneFigures, Set<string>>();
@@ -42,7 +52,10 @@ const seenKinds = new WeakMap<LaneFigures, Set<string>>();
 export function noteExample(figures: LaneFigures, line: string): void {
   const kinds = seenKinds.get(figures) ?? new Set<string>();
   seenKinds.set(figures, kinds);
-  const kind = line.replace(/\(.*?\):/, '').replace(/[0-9]+/g, 'N').slice(0, 100);
+  const kind = line
+    .replace(/\(.*?\):/, '')
+    .replace(/[0-9]+/g, 'N')
+    .slice(0, 100);
   if (kinds.has(kind) || figures.examples.length >= 20) return;
   kinds.add(kind);
   figures.examples.push(line);
@@ -50,7 +63,12 @@ export function noteExample(figures: LaneFigures, line: string): void {
 
 /** What a clean lane looks like, for one `toEqual` that shows every problem when it fails. */
 export function cleanFigures(figures: LaneFigures) {
-  return { crashes: figures.crashes, hangs: figures.hangs, violations: figures.violations, examples: figures.examples };
+  return {
+    crashes: figures.crashes,
+    hangs: figures.hangs,
+    violations: figures.violations,
+    examples: figures.examples,
+  };
 }
 
 export const CLEAN = { crashes: 0, hangs: 0, violations: 0, examples: [] };
@@ -81,7 +99,18 @@ const mb = (value: number | undefined) => (value === undefined ? '' : value.toFi
 
 /** The summary table, one row per lane, and a total per transport. */
 export function formatTable(all: LaneFigures[]): string {
-  const header = ['lane', 'inputs', 'messages', 'crashes', 'hangs', 'violations', 'RSS peak MB', 'RSS growth MB', 'heap KB/s', 's'];
+  const header = [
+    'lane',
+    'inputs',
+    'messages',
+    'crashes',
+    'hangs',
+    'violations',
+    'RSS peak MB',
+    'RSS growth MB',
+    'heap KB/s',
+    's',
+  ];
   const rows = all.map((f) => [
     f.name,
     String(f.inputs),
@@ -99,14 +128,33 @@ export function formatTable(all: LaneFigures[]): string {
     if (lanes.length === 0) continue;
     const sum = (pick: (f: LaneFigures) => number) => String(lanes.reduce((total, f) => total + pick(f), 0));
     const peak = Math.max(...lanes.map((f) => f.rssPeakMb ?? 0));
-    rows.push([`TOTAL ${transport}`, sum((f) => f.inputs), sum((f) => f.messages), sum((f) => f.crashes), sum((f) => f.hangs), sum((f) => f.violations), mb(peak || undefined), '', '', '']);
+    rows.push([
+      `TOTAL ${transport}`,
+      sum((f) => f.inputs),
+      sum((f) => f.messages),
+      sum((f) => f.crashes),
+      sum((f) => f.hangs),
+      sum((f) => f.violations),
+      mb(peak || undefined),
+      '',
+      '',
+      '',
+    ]);
   }
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column].length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+      .join('  ');
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
   const problems = all.filter((f) => f.examples.length > 0);
   for (const f of problems) {
-    out.push('', `${f.name}${f.seed === undefined ? '' : ` (FUZZ_SEED=${f.seed})`}${f.note ? ` — ${f.note}` : ''}:`);
+    out.push(
+      '',
+      `${f.name}${f.seed === undefined ? '' : ` (FUZZ_SEED=${f.seed})`}${f.note ? ` — ${f.note}` : ''}:`,
+    );
     for (const example of f.examples) out.push(`  ${example}`);
   }
   return out.join('\n');

@@ -5,7 +5,12 @@ import WebSocket from 'ws';
 import type { ChildServer } from './child-server';
 import { statelessMeta } from './fuzz-cases';
 
-export type JsonRpcResponse = { jsonrpc: '2.0'; id: string | number | null; result?: any; error?: { code: number; message: string } };
+export type JsonRpcResponse = {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  result?: any;
+  error?: { code: number; message: string };
+};
 
 const HANG_MS = Number(process.env.REL_HANG_MS ?? 10_000);
 
@@ -14,7 +19,8 @@ abstract class RpcClient {
   /** Every message received, in order. */
   readonly received: Array<Record<string, any>> = [];
   private readonly pending = new Map<string, (response: JsonRpcResponse) => void>();
-  private readonly watchers: Array<{ test: (message: Record<string, any>) => boolean; resolve: () => void }> = [];
+  private readonly watchers: Array<{ test: (message: Record<string, any>) => boolean; resolve: () => void }> =
+    [];
   private nextId = 0;
   protected abstract write(text: string): void;
 
@@ -39,7 +45,11 @@ abstract class RpcClient {
   }
 
   /** Sends a request; resolves with its answer, rejects after the hang bound. */
-  request(method: string, params: Record<string, unknown> = {}, id: string | number = `r${++this.nextId}`): Promise<JsonRpcResponse> {
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    id: string | number = `r${++this.nextId}`,
+  ): Promise<JsonRpcResponse> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(JSON.stringify(id));
@@ -61,7 +71,11 @@ abstract class RpcClient {
   }
 
   async initialize(protocolVersion = '2025-11-25'): Promise<void> {
-    const answer = await this.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'reliability', version: '1.0.0' } });
+    const answer = await this.request('initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'reliability', version: '1.0.0' },
+    });
     if (!answer.result) throw new Error(`initialize failed: ${JSON.stringify(answer)}`);
     this.notify('notifications/initialized');
   }
@@ -127,7 +141,11 @@ export class WsRpcClient extends RpcClient {
 }
 
 /** Polls `check` until it returns true, within the hang bound (a state reached, not a duration). */
-export async function eventually(what: string, check: () => Promise<boolean>, intervalMs = 100): Promise<void> {
+export async function eventually(
+  what: string,
+  check: () => Promise<boolean>,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + HANG_MS * 2;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not reached within ${HANG_MS * 2} ms: ${what}`);

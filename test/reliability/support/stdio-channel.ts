@@ -27,7 +27,9 @@ export class StdioChannels {
       if (start < chunk.length) partial.push(chunk.subarray(start));
     });
     child.stdin.on('error', () => {}); // EPIPE after a crash is reported by the exit
-    const closed = server.exited.then((exit) => ({ detail: `the server process exited ${JSON.stringify(exit)}; stderr tail:\n${server.stderrTail.slice(-2000)}` }));
+    const closed = server.exited.then((exit) => ({
+      detail: `the server process exited ${JSON.stringify(exit)}; stderr tail:\n${server.stderrTail.slice(-2000)}`,
+    }));
     return {
       send(frame: Buffer) {
         // A newline inside the frame would make two messages of it: keep one line per input.

@@ -2,8 +2,15 @@
 // waits for what the oracle says must come back, then a liveness probe that must succeed,
 // and counts messages, crashes, hangs and violations. Inputs go one at a time, so every
 // answer is attributed to the input that caused it. A timeout is used only to detect a hang.
-import { type FuzzCase, FuzzCaseGenerator, type Era, statelessMeta } from './fuzz-cases';
-import { answerProblem, type Expectation, expectationFor, type OracleContext, type RequestId, responseShapeProblem } from './oracle';
+import { type Era, type FuzzCase, FuzzCaseGenerator, statelessMeta } from './fuzz-cases';
+import {
+  answerProblem,
+  type Expectation,
+  expectationFor,
+  type OracleContext,
+  type RequestId,
+  responseShapeProblem,
+} from './oracle';
 import { fuzzSeed, Prng } from './prng';
 import { emptyFigures, type LaneFigures, noteExample } from './results';
 
@@ -92,7 +99,8 @@ export class StreamFuzzLane {
 
   private onResponse(message: Record<string, unknown>): void {
     const id = message?.id;
-    const waiter = id === null || id === undefined ? this.nullWaiters.shift() : this.byId.get(JSON.stringify(id));
+    const waiter =
+      id === null || id === undefined ? this.nullWaiters.shift() : this.byId.get(JSON.stringify(id));
     if (waiter) {
       if (id !== null && id !== undefined) this.byId.delete(JSON.stringify(id));
       const problem = answerProblem(waiter.expect, message);
@@ -100,10 +108,16 @@ export class StreamFuzzLane {
       waiter.resolve();
       return;
     }
-    const optional = id === null || id === undefined ? this.maybeCredit > 0 : this.maybeIds.delete(JSON.stringify(id));
+    const optional =
+      id === null || id === undefined ? this.maybeCredit > 0 : this.maybeIds.delete(JSON.stringify(id));
     if (optional) {
       if (id === null || id === undefined) this.maybeCredit--;
-      const expected = { kind: 'answer' as const, id: (id ?? null) as RequestId | null, codes: new Set([-32600]), result: false };
+      const expected = {
+        kind: 'answer' as const,
+        id: (id ?? null) as RequestId | null,
+        codes: new Set([-32600]),
+        result: false,
+      };
       const problem = answerProblem(expected, message);
       if (problem) this.violation(problem);
       return;
@@ -115,8 +129,12 @@ export class StreamFuzzLane {
     const waiter = this.batchWaiter;
     this.batchWaiter = undefined;
     if (!waiter) return this.violation(`unexpected batch answer ${JSON.stringify(responses).slice(0, 200)}`);
-    const answers = waiter.entries.filter((e): e is Extract<Expectation, { kind: 'answer' }> => e.kind === 'answer');
-    const maybes = waiter.entries.filter((e): e is Extract<Expectation, { kind: 'maybe' }> => e.kind === 'maybe');
+    const answers = waiter.entries.filter(
+      (e): e is Extract<Expectation, { kind: 'answer' }> => e.kind === 'answer',
+    );
+    const maybes = waiter.entries.filter(
+      (e): e is Extract<Expectation, { kind: 'maybe' }> => e.kind === 'maybe',
+    );
     for (const response of responses) {
       const shape = responseShapeProblem(response);
       if (shape) {
@@ -129,10 +147,15 @@ export class StreamFuzzLane {
         const problem = answerProblem(answers[index], response);
         if (problem) this.violation(`batch entry: ${problem}`);
         answers.splice(index, 1);
-      } else if (maybes.some((m) => m.id === id)) maybes.splice(maybes.findIndex((m) => m.id === id), 1);
+      } else if (maybes.some((m) => m.id === id))
+        maybes.splice(
+          maybes.findIndex((m) => m.id === id),
+          1,
+        );
       else this.violation(`batch: an answer nobody asked for ${JSON.stringify(response).slice(0, 160)}`);
     }
-    if (answers.length > 0) this.violation(`batch: no answer for ${answers.map((a) => JSON.stringify(a.id)).join(', ')}`);
+    if (answers.length > 0)
+      this.violation(`batch: no answer for ${answers.map((a) => JSON.stringify(a.id)).join(', ')}`);
     waiter.resolve();
   }
 
@@ -202,12 +225,16 @@ export class StreamFuzzLane {
 
   /** The liveness probe: `ping` in the session era, `server/discover` (its stand-in, as clients use it) in 2026-07-28. */
   private probe(): Promise<boolean> {
-    return this.options.era === 'session' ? this.request('ping', {}) : this.request('server/discover', { _meta: statelessMeta() });
+    return this.options.era === 'session'
+      ? this.request('ping', {})
+      : this.request('server/discover', { _meta: statelessMeta() });
   }
 
   private async step(input: FuzzCase): Promise<void> {
     this.maybeIds.clear();
-    const expect: Expectation = input.binary ? { kind: 'close', codes: [1003] } : expectationFor(input.bytes, this.context);
+    const expect: Expectation = input.binary
+      ? { kind: 'close', codes: [1003] }
+      : expectationFor(input.bytes, this.context);
     const waits: Promise<void>[] = [];
     const register = (answer: Extract<Expectation, { kind: 'answer' }>) =>
       waits.push(
@@ -221,10 +248,11 @@ export class StreamFuzzLane {
     else if (expect.kind === 'maybe') {
       if (expect.id === null) this.maybeCredit++;
       else this.maybeIds.add(JSON.stringify(expect.id));
-    }
-    else if (expect.kind === 'batch') {
+    } else if (expect.kind === 'batch') {
       const required = expect.entries.some((e) => e.kind === 'answer');
-      waits.push(new Promise<void>((resolve) => (this.batchWaiter = { entries: expect.entries, required, resolve })));
+      waits.push(
+        new Promise<void>((resolve) => (this.batchWaiter = { entries: expect.entries, required, resolve })),
+      );
       if (!required) waits.pop();
     }
     this.figures.messages++;
@@ -235,7 +263,8 @@ export class StreamFuzzLane {
       if (closed === 'hang') this.hang(`the socket was not closed (${expect.codes.join('/')})`);
       else {
         const { code } = await (this.channel as FrameChannel).closed;
-        if (code === undefined || !expect.codes.includes(code)) this.violation(`closed with ${code}, expected ${expect.codes.join('/')}`);
+        if (code === undefined || !expect.codes.includes(code))
+          this.violation(`closed with ${code}, expected ${expect.codes.join('/')}`);
       }
       this.lost = undefined;
       await this.channel?.close();
@@ -248,13 +277,18 @@ export class StreamFuzzLane {
         this.nullWaiters.length = 0;
       }
     }
-    if (this.lost === undefined && !(await this.probe()) && this.lost === undefined) this.violation('the liveness probe failed');
+    if (this.lost === undefined && !(await this.probe()) && this.lost === undefined)
+      this.violation('the liveness probe failed');
   }
 
   async run(): Promise<LaneFigures> {
     const started = Date.now();
     const random = new Prng(fuzzSeed() + this.options.seedOffset);
-    const generator = new FuzzCaseGenerator(random, { era: this.options.era, maxFrameBytes: this.options.maxFrameBytes, maxOversized: 2 });
+    const generator = new FuzzCaseGenerator(random, {
+      era: this.options.era,
+      maxFrameBytes: this.options.maxFrameBytes,
+      maxOversized: 2,
+    });
     let rssFirst: number | undefined;
     let rssLast = 0;
     const sample = () => {

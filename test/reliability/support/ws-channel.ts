@@ -6,7 +6,9 @@ export function openWebSocket(url: string, onText: (text: string) => void): Prom
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, ['mcp'], { maxPayload: 64 * 1024 * 1024, perMessageDeflate: false });
     const closed = new Promise<{ code?: number; detail: string }>((resolveClosed) =>
-      socket.once('close', (code, reason) => resolveClosed({ code, detail: `the socket closed with ${code} ${reason.toString()}` })),
+      socket.once('close', (code, reason) =>
+        resolveClosed({ code, detail: `the socket closed with ${code} ${reason.toString()}` }),
+      ),
     );
     socket.on('message', (data, isBinary) => {
       if (isBinary) onText('<a binary frame from the server>');
