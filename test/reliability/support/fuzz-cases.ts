@@ -235,6 +235,18 @@ const INVALID_UTF8: ReadonlyArray<readonly number[]> = [
   [0x80],
 ];
 
+/**
+ * `FUZZ_EXCLUDE=batch,deep`: leaves those input kinds out. For diagnosis only (to see what else
+ * a run finds while a known defect is open); CI never sets it.
+ */
+const EXCLUDED = new Set((process.env.FUZZ_EXCLUDE ?? '').split(',').filter(Boolean));
+
+function withoutExcluded<K extends string>(weights: Record<K, number>): Record<K, number> {
+  const out = { ...weights };
+  for (const key of Object.keys(out) as K[]) if (EXCLUDED.has(key)) out[key] = 0;
+  return out;
+}
+
 export interface GeneratorOptions {
   era: Era;
   /** Largest frame the transport accepts; one case in ~5000 goes past it (WebSocket and HTTP refuse it). */
@@ -266,21 +278,23 @@ export class FuzzCaseGenerator {
 
   next(id: string | number): FuzzCase {
     const random = this.random;
-    const kind = random.weighted({
-      valid: 10,
-      mutated: 34,
-      notification: 6,
-      response: 3,
-      damaged: 12,
-      truncated: 5,
-      malformed: 6,
-      unknownMethod: 5,
-      nonObject: 3,
-      deep: 3,
-      huge: 1,
-      invalidUtf8: 4,
-      batch: 8,
-    });
+    const kind = random.weighted(
+      withoutExcluded({
+        valid: 10,
+        mutated: 34,
+        notification: 6,
+        response: 3,
+        damaged: 12,
+        truncated: 5,
+        malformed: 6,
+        unknownMethod: 5,
+        nonObject: 3,
+        deep: 3,
+        huge: 1,
+        invalidUtf8: 4,
+        batch: 8,
+      }),
+    );
     const { message, origin } = this.validRequest(id);
     const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
     switch (kind) {

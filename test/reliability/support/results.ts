@@ -27,8 +27,10 @@ export interface LaneFigures {
   /** Least-squares slope of the heap after GC (soak), KB/s. */
   heapSlopeKbPerSec?: number;
   durationMs: number;
-  /** The first few violations, hangs and crashes, for the report. */
+  /** The first violation, hang or crash of each kind, for the report (at most 20). */
   examples: string[];
+  /** How many times each kind of problem happened (numbers in the text left out). */
+  kinds?: Record<string, number>;
   note?: string;
 }
 
@@ -156,6 +158,7 @@ export function formatTable(all: LaneFigures[]): string {
       `${f.name}${f.seed === undefined ? '' : ` (FUZZ_SEED=${f.seed})`}${f.note ? ` — ${f.note}` : ''}:`,
     );
     for (const example of f.examples) out.push(`  ${example}`);
+    if (f.kinds) for (const [kind, count] of Object.entries(f.kinds)) out.push(`  ×${count}  ${kind}`);
   }
   return out.join('\n');
 }
