@@ -58,6 +58,8 @@ export function noteExample(figures: LaneFigures, line: string): void {
     .replace(/\(.*?\):/, '')
     .replace(/[0-9]+/g, 'N')
     .slice(0, 100);
+  figures.kinds ??= {};
+  figures.kinds[kind] = (figures.kinds[kind] ?? 0) + 1;
   if (kinds.has(kind) || figures.examples.length >= 20) return;
   kinds.add(kind);
   figures.examples.push(line);
@@ -151,7 +153,7 @@ export function formatTable(all: LaneFigures[]): string {
       .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
       .join('  ');
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
-  const problems = all.filter((f) => f.examples.length > 0);
+  const problems = all.filter((f) => f.examples.length > 0 || f.note);
   for (const f of problems) {
     out.push(
       '',
