@@ -146,7 +146,13 @@ export function responseShapeProblem(message: unknown): string | undefined {
   const hasResult = 'result' in message;
   const hasError = 'error' in message;
   if (hasResult === hasError) return 'not exactly one of result and error';
-  if (hasResult) return isPlainObject(message.result) ? undefined : 'result is not an object';
+  // JSON-RPC 2.0 §5: id null only on an error answering a request whose id could not be read.
+  if (hasResult)
+    return message.id === null
+      ? 'a result with id null'
+      : isPlainObject(message.result)
+        ? undefined
+        : 'result is not an object';
   const error = message.error;
   if (!isPlainObject(error)) return 'error is not an object';
   if (!Number.isInteger(error.code)) return 'error.code is not an integer';
