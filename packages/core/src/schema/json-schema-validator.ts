@@ -1,3 +1,4 @@
+import type { ErrorObject } from 'ajv';
 import type Ajv2020 from 'ajv/dist/2020';
 import { patternRegExp, prepareSchema } from './json-schema-dialect';
 import { issuesFromErrors } from './json-schema-issues';
@@ -28,8 +29,9 @@ import {
  * accepts it and then answers wrongly at call time, and validates about 50 times faster (at
  * 0.11 M/s it would cost more per call than the whole stdio round trip, 150 k msg/s). Its costs
  * are paid once, at bootstrap, and only by an app with a plain JSON Schema or a tool `output` (ajv
- * is loaded on first use): `require` 45–65 ms, the first meta-schema check 65–115 ms (compiling the 2020-12
- * meta-schemas), then about 2 ms per schema. After the adapter below, a valid call validates at
+ * is loaded on first use): `require` 45–65 ms, then about 2 ms per schema; the meta-schema check is
+ * generated ahead of time (see `metaSchemaErrors`), since compiling the 2020-12 meta-schemas at
+ * bootstrap cost 65–115 ms. After the adapter below, a valid call validates at
  * about 2.6 M/s and an invalid one (four issues worded) at about 70 k/s.
  *
  * Settings: all errors (a tool reports every wrong argument at once); `strict: false`, so unknown
@@ -40,6 +42,21 @@ import {
  */
 
 type AjvInstance = InstanceType<typeof Ajv2020>;
+
+/** A validator function as ajv compiles it: true or false, with the errors of the last call. */
+type MetaSchemaCheck = ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+let metaSchemaCheck: MetaSchemaCheck | undefined;
+
+/**
+ * The 2020-12 meta-schema check, generated ahead of time (scripts/generate-meta-schema-validator.js):
+ * compiling the meta-schema at bootstrap cost 60-120 ms of every cold start; the generated module
+ * loads in about 3 ms.
+ */
+function metaSchemaErrors(schema: object): readonly ErrorObject[] | undefined {
+  metaSchemaCheck ??= require('./generated/meta-schema-2020-12') as MetaSchemaCheck;
+  return metaSchemaCheck(schema) ? undefined : (metaSchemaCheck.errors ?? []);
+}
 
 let instance: AjvInstance | undefined;
 
@@ -91,8 +108,9 @@ export function compileJsonSchemaValidator(
   options: JsonSchemaValidatorOptions = {},
 ): ArgsValidator<Record<string, unknown>> {
   const prepared = prepareSchema(schema, { formats: options.formats ?? true });
+  const problems = metaSchemaErrors(prepared);
+  if (problems) throw metaSchemaProblem(prepared, problems);
   const engine = ajv();
-  if (!engine.validateSchema(prepared)) throw metaSchemaProblem(prepared, engine.errors ?? []);
   let check: ReturnType<AjvInstance['compile']>;
   try {
     check = engine.compile(prepared);
