@@ -114,7 +114,7 @@ export function describePlan(plan: InstallPlan): string {
     'after install',
   );
   // The patch opens with "Index: <file>" and a row of "=", which repeat what the header says.
-  return `${header}\n${patch.replace(/^Index: .*\n=+\n/, '')}`;
+  return `${header}\n${patch.replace(/^(?:Index: .*\n)?=+\n/, '')}`;
 }
 
 async function backUp(file: string, target: string, now: Date): Promise<string> {

@@ -90,8 +90,16 @@ class JsonTextEditor {
     const last = properties.at(-1);
     if (last !== undefined) {
       const indent = this.propertyIndent(object, properties[0]);
-      const at = last.offset + last.length;
-      return this.splice(at, at, `,${this.eol}${indent}${this.property(key, value, indent)}`);
+      const end = last.offset + last.length;
+      // After the last property's own trailing comma (JSONC allows one) and line comment, so
+      // both stay with the property they belong to.
+      const comma = /^[ \t]*,/.exec(this.text.slice(end))?.[0];
+      let at = end + (comma?.length ?? 0);
+      at += /^[ \t]*(?:\/\/[^\r\n]*)?(?=\r?\n)/.exec(this.text.slice(at))?.[0].length ?? 0;
+      const added = `${this.eol}${indent}${this.property(key, value, indent)}`;
+      return comma === undefined
+        ? `${this.text.slice(0, end)},${this.text.slice(end, at)}${added}${this.text.slice(at)}`
+        : this.splice(at, at, added);
     }
     const outer = this.lineIndent(object.offset);
     const indent = outer + this.unit;
