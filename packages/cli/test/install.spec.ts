@@ -1,10 +1,14 @@
 import {
+  chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -183,6 +187,21 @@ describe('gantry install claude-code', () => {
       '--verbose',
       'x y',
     ]);
+  });
+
+  it('keeps the file private and a symbolic link a link: the file it points to is written', async () => {
+    const box = sandbox();
+    const real = join(box.home, 'dotfiles', 'claude.json');
+    box.put(real, '{}\n');
+    chmodSync(real, 0o600);
+    const link = join(box.home, '.claude.json');
+    symlinkSync(real, link);
+    const run = await box.install(['claude-code']);
+    expect(run.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(Object.keys(JSON.parse(box.read(real)).mcpServers)).toEqual(['weather']);
+    expect(statSync(real).mode & 0o777).toBe(0o600);
+    expect(box.read(backupOf(run, link))).toBe('{}\n');
   });
 
   it('writes into $CLAUDE_CONFIG_DIR/.claude.json when that is set', async () => {

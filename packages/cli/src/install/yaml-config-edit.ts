@@ -1,4 +1,4 @@
-import { isMap, isScalar, parseDocument } from 'yaml';
+import { type Document, isMap, isScalar, parseDocument, type Scalar } from 'yaml';
 import { CliError } from '../cli-error';
 import { ExitCode } from '../exit-codes';
 import type { ConfigEdit } from './json-config-edit';
@@ -38,6 +38,9 @@ export function setYamlEntry(options: {
   const servers = document.getIn(serversKey, true);
   let existing: unknown;
   if (servers === undefined || (isScalar(servers) && servers.value === null)) {
+    // `extensions: # a comment` has the comment on its null value; on the key it stays inline.
+    const key = isScalar(servers) && servers.comment ? keyScalarOf(document, serversKey) : undefined;
+    if (key !== undefined) key.comment = (servers as Scalar).comment;
     document.setIn(serversKey, document.createNode({ [name]: entry }));
   } else if (isMap(servers)) {
     if (servers.has(name)) existing = (servers.toJSON() as Record<string, unknown>)[name];
@@ -58,4 +61,14 @@ export function setYamlEntry(options: {
       lineWidth: 0,
     }),
   };
+}
+
+/** The key scalar of the pair at `path`, which can carry a comment; undefined when it is not one. */
+function keyScalarOf(document: Document, path: readonly string[]): Scalar | undefined {
+  const parent = path.length === 1 ? document.contents : document.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  const key = parent.items.find(
+    (item) => isScalar(item.key) && item.key.value === path[path.length - 1],
+  )?.key;
+  return isScalar(key) ? key : undefined;
 }
