@@ -94,7 +94,7 @@ $XDG_CONFIG_HOME (~/.config) on Linux.
 
 Examples:
   $ gantry install claude-code
-  $ gantry install cursor --scope project --env API_KEY=secret
+  $ gantry install cursor --scope project --env LOG_LEVEL=debug
   $ gantry install vscode --url http://127.0.0.1:3000/mcp -H 'Authorization: Bearer x'
   $ gantry install claude-desktop --dry-run
   $ gantry install mcp-json > servers.json`,
