@@ -3,6 +3,7 @@ import { CLI_NAME, CLI_VERSION } from './cli-info';
 import { registerCallCommand } from './commands/call';
 import { registerDevCommand } from './commands/dev';
 import { registerGenerateCommand } from './commands/generate';
+import { registerInstallCommand } from './commands/install';
 import { registerListCommand } from './commands/list';
 import { registerNewCommand } from './commands/new';
 import { registerPromptCommand } from './commands/prompt';
@@ -43,6 +44,7 @@ export function createProgram(io: Io = processIo()): Command {
   registerNewCommand(program);
   registerGenerateCommand(program);
   registerDevCommand(program, io);
+  registerInstallCommand(program, io);
   registerListCommand(program, io);
   registerCallCommand(program, io);
   registerReadCommand(program, io);
