@@ -23,6 +23,7 @@ import {
   HTTP_OVERRIDES,
   PROJECT_DEPENDENCIES,
   PROJECT_DEV_DEPENDENCIES,
+  WS_DEPENDENCIES,
 } from '../src/scaffold/versions';
 
 const REPO = resolve(__dirname, '../../..');
@@ -550,7 +551,7 @@ describe('versions', () => {
     for (const [name, version] of Object.entries(PROJECT_DEV_DEPENDENCIES)) {
       expect([name, version]).toEqual([name, root.devDependencies[name]]);
     }
-    for (const [name, range] of Object.entries({ ...PROJECT_DEPENDENCIES, ...HTTP_DEPENDENCIES })) {
+    for (const [name, range] of Object.entries({ ...PROJECT_DEPENDENCIES, ...HTTP_DEPENDENCIES, ...WS_DEPENDENCIES })) {
       expect([name, range]).toEqual([name, `^${root.devDependencies[name]}`]);
     }
     expect(HTTP_OVERRIDES).toEqual(root.overrides);
