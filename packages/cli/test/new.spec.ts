@@ -551,7 +551,11 @@ describe('versions', () => {
     for (const [name, version] of Object.entries(PROJECT_DEV_DEPENDENCIES)) {
       expect([name, version]).toEqual([name, root.devDependencies[name]]);
     }
-    for (const [name, range] of Object.entries({ ...PROJECT_DEPENDENCIES, ...HTTP_DEPENDENCIES, ...WS_DEPENDENCIES })) {
+    for (const [name, range] of Object.entries({
+      ...PROJECT_DEPENDENCIES,
+      ...HTTP_DEPENDENCIES,
+      ...WS_DEPENDENCIES,
+    })) {
       expect([name, range]).toEqual([name, `^${root.devDependencies[name]}`]);
     }
     expect(HTTP_OVERRIDES).toEqual(root.overrides);
