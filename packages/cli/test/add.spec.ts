@@ -2,7 +2,7 @@
 // with `gantry add`, from the @gantry/* tarballs `gantry new` vendored into it, and serves all
 // three from one dist/main.js. Slow (one project, three npm installs), so the project is shared.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -253,4 +253,27 @@ describe('gantry new --transport stdio, then gantry add', () => {
     },
     5 * MINUTE,
   );
+});
+
+describe('gantry add in a project made before every package was vendored', () => {
+  it('says which tarball is missing and the npm pack command that adds it, changing nothing', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'gantry-add-old-'));
+    try {
+      const manifest = `${JSON.stringify({ name: 'old', dependencies: { '@gantry/core': 'file:.gantry-packages/gantry-core-0.1.0.tgz' } }, null, 2)}\n`;
+      writeFileSync(join(old, 'package.json'), manifest);
+      mkdirSync(join(old, 'src'));
+      writeFileSync(join(old, 'src/main.ts'), 'async function main() {\n  await app.listen(stdio());\n}\n');
+      const result = await gantry(old, 'add', 'ws', '--no-install');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        'gantry: .gantry-packages/gantry-ws-0.1.0.tgz is missing: the project gets @gantry/* from .gantry-packages/, ' +
+          "which has no @gantry/ws. Projects made by an older gantry new have only their transport's packages there " +
+          '(gantry new now packs every one into vendor/). Pack it in your Gantry checkout, then run gantry add again:\n' +
+          `  npm pack --workspace @gantry/ws --pack-destination ${join(old, '.gantry-packages')}\n`,
+      );
+      expect(readFileSync(join(old, 'package.json'), 'utf8')).toBe(manifest);
+    } finally {
+      rmSync(old, { recursive: true, force: true });
+    }
+  });
 });
