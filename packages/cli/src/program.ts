@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { CLI_NAME, CLI_VERSION } from './cli-info';
+import { registerAddCommand } from './commands/add';
 import { registerCallCommand } from './commands/call';
 import { registerDevCommand } from './commands/dev';
 import { registerGenerateCommand } from './commands/generate';
@@ -43,6 +44,7 @@ export function createProgram(io: Io = processIo()): Command {
 
   registerNewCommand(program);
   registerGenerateCommand(program);
+  registerAddCommand(program);
   registerDevCommand(program, io);
   registerInstallCommand(program, io);
   registerListCommand(program, io);

@@ -23,6 +23,7 @@ import {
   HTTP_OVERRIDES,
   PROJECT_DEPENDENCIES,
   PROJECT_DEV_DEPENDENCIES,
+  WS_DEPENDENCIES,
 } from '../src/scaffold/versions';
 
 const REPO = resolve(__dirname, '../../..');
@@ -248,16 +249,21 @@ describe('gantry new --transport http', () => {
 
 describe('gantry new from a Gantry checkout', () => {
   // Jest runs the CLI from packages/cli/src of this checkout, which is what is detected.
-  it('packs the workspace packages and depends on the tarballs, with overrides', async () => {
+  it('packs every workspace package into vendor/ and depends on the tarballs, with overrides', async () => {
     const dir = join(work, 'linked');
     const result = await gantry('new', dir, '--transport', 'http', '--no-install', '--no-git');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(ExitCode.Ok);
     expect(result.stdout).toContain(`(http transport, @gantry/* packed from the checkout at ${REPO})`);
-    const tarball = (pkg: string) => `file:.gantry-packages/gantry-${pkg}-0.1.0.tgz`;
-    expect(readdirSync(join(dir, '.gantry-packages')).sort()).toEqual(
-      ['cli', 'client', 'core', 'fastify', 'protocol', 'testing'].map((pkg) => `gantry-${pkg}-0.1.0.tgz`),
+    const tarball = (pkg: string) => `file:vendor/gantry-${pkg}-0.1.0.tgz`;
+    // Every package, not only those of the transport: nothing is published, so gantry add
+    // can only wire in what is there.
+    expect(readdirSync(join(dir, 'vendor')).sort()).toEqual(
+      ['cli', 'client', 'core', 'fastify', 'protocol', 'testing', 'ws'].map(
+        (pkg) => `gantry-${pkg}-0.1.0.tgz`,
+      ),
     );
+    expect(result.stdout).toContain('Packed 7 packages into vendor/');
     const manifest = JSON.parse(read(dir, 'package.json'));
     expect(manifest.dependencies['@gantry/core']).toBe(tarball('core'));
     expect(manifest.dependencies['@gantry/fastify']).toBe(tarball('fastify'));
@@ -269,6 +275,7 @@ describe('gantry new from a Gantry checkout', () => {
       '@gantry/fastify': tarball('fastify'),
       '@gantry/protocol': tarball('protocol'),
       '@gantry/testing': tarball('testing'),
+      '@gantry/ws': tarball('ws'),
       'light-my-request': '6.6.0',
     });
   }, 180_000);
@@ -401,23 +408,47 @@ describe('a failure half way', () => {
   });
   const quiet = plainReporter(() => {});
 
-  it('removes the temporary directory and leaves no project when npm install fails', async () => {
-    const calls: string[] = [];
-    const failingInstall: RunCommand = async (command, args, { cwd }) => {
+  /** npm as the registry would answer it: `npm view` finds @gantry/core, `npm install` gives `install`. */
+  const npm =
+    (install: { code: number; output: string }, calls: string[] = []): RunCommand =>
+    async (command, args, { cwd }) => {
       calls.push(`${command} ${args.join(' ')}`);
-      // The files are all there, in the temporary directory beside the target, when npm runs.
+      if (args[0] === 'view') return { code: 0, stdout: '"0.1.0"\n', output: '"0.1.0"\n' };
+      // The files are all there, in the temporary directory beside the target, when npm installs.
       expect(existsSync(join(cwd, 'src', 'main.ts'))).toBe(true);
       expect(cwd.startsWith(join(work, '.half.gantry-'))).toBe(true);
-      return { code: 1, stdout: '', output: 'npm error code E404\nnpm error 404 Not Found - @gantry/core\n' };
+      return { ...install, stdout: '' };
     };
-    const failure = createProject(options(join(work, 'half')), quiet, failingInstall);
+
+  it('removes the temporary directory and leaves no project when npm install fails', async () => {
+    const calls: string[] = [];
+    const failing = npm({ code: 1, output: 'npm error code ECONNRESET\nnpm error network aborted\n' }, calls);
+    const failure = createProject(options(join(work, 'half')), quiet, failing);
     await expect(failure).rejects.toThrow(CliError);
+    // From the registry, --no-install is not offered: the project installs from nowhere else.
     await expect(failure).rejects.toThrow(
       'npm install failed (exit code 1); nothing was written. Its output ends with:\n' +
-        '  npm error code E404\n  npm error 404 Not Found - @gantry/core\n' +
-        'Fix the cause, or pass --no-install to write the project and install later.',
+        '  npm error code ECONNRESET\n  npm error network aborted\n' +
+        'Fix the cause and run gantry new again.',
     );
-    expect(calls).toEqual(['npm install --no-audit --no-fund']);
+    expect(calls).toEqual([
+      'npm view @gantry/core@^0.1.0 version --json',
+      'npm install --no-audit --no-fund',
+    ]);
+    expect(readdirSync(work)).toEqual([]);
+  });
+
+  it('says @gantry/* is not published when npm install ends in its 404', async () => {
+    const notFound = npm({
+      code: 1,
+      output:
+        'npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@gantry%2fcore\n',
+    });
+    const failure = createProject(options(join(work, 'half')), quiet, notFound);
+    await expect(failure).rejects.toThrow(
+      /^@gantry\/\* is not published on the npm registry yet \(npm view @gantry\/core@\^0\.1\.0: E404\)/,
+    );
+    await expect(failure).rejects.not.toThrow('--no-install');
     expect(readdirSync(work)).toEqual([]);
   });
 
@@ -520,7 +551,11 @@ describe('versions', () => {
     for (const [name, version] of Object.entries(PROJECT_DEV_DEPENDENCIES)) {
       expect([name, version]).toEqual([name, root.devDependencies[name]]);
     }
-    for (const [name, range] of Object.entries({ ...PROJECT_DEPENDENCIES, ...HTTP_DEPENDENCIES })) {
+    for (const [name, range] of Object.entries({
+      ...PROJECT_DEPENDENCIES,
+      ...HTTP_DEPENDENCIES,
+      ...WS_DEPENDENCIES,
+    })) {
       expect([name, range]).toEqual([name, `^${root.devDependencies[name]}`]);
     }
     expect(HTTP_OVERRIDES).toEqual(root.overrides);

@@ -166,7 +166,9 @@ configuration for Claude Code, Claude Desktop and the MCP Inspector. It is writt
 temporary directory beside <dir> and moved into place at the end: a failure leaves nothing.
 
 @gantry/* comes from the npm registry, unless gantry runs from a Gantry checkout or --link
-names one: then the packages are packed into <dir>/.gantry-packages and installed from there.
+names one: then every @gantry/* package is packed into <dir>/vendor (committed with the
+project, so a clone installs, and "gantry add http|ws" finds its transport there). Nothing is
+published yet: from the registry, gantry new stops before writing and says how to use a checkout.
 
 Examples:
   $ gantry new weather

@@ -4,10 +4,16 @@ import { basename, dirname, join } from 'node:path';
 import { CliError } from '../cli-error';
 import { ExitCode } from '../exit-codes';
 import { templatesRoot } from './cli-package';
-import { type GantrySource, PACKAGES_FOLDER, packCheckout } from './gantry-source';
+import { gantryOnRegistry, isNotFound, unpublishedError } from './gantry-registry';
+import { type GantrySource, ownCheckout, PACKAGES_FOLDER, packCheckout } from './gantry-source';
 import { type GitOutcome, initGit } from './git-init';
 import { moveIntoPlace } from './move-into-place';
-import { type GantrySpecs, type ProjectTransport, packagesToPack, projectManifest } from './project-manifest';
+import {
+  type GantrySpecs,
+  type ProjectTransport,
+  projectManifest,
+  VENDORED_PACKAGES,
+} from './project-manifest';
 import type { Reporter } from './reporter';
 import { outputTail, type RunCommand, runCommand } from './run-command';
 import { copyTemplate, type TemplateValues } from './template-files';
@@ -80,6 +86,20 @@ export async function createProject(
   const { directory } = options;
   const { hasGit } = await checkTarget(directory, options.force);
   await mkdir(dirname(directory), { recursive: true });
+  const { source } = options;
+  const unpublished = () =>
+    unpublishedError(source.kind === 'registry' ? source.range : '', {
+      directory,
+      name: options.name,
+      transport: options.transport,
+      checkout: ownCheckout(),
+    });
+  // Before anything is written: from the registry, a project whose @gantry/* is not there could
+  // never install, and npm would only say "404 Not Found".
+  if (source.kind === 'registry' && options.install) {
+    if ((await gantryOnRegistry(source.range, dirname(directory), run)) === 'unpublished')
+      throw unpublished();
+  }
   const temp = await mkdtemp(join(dirname(directory), `.${basename(directory)}.gantry-`));
   // mkdtemp makes a private (0700) directory; the project gets the mode mkdir would give it.
   await chmod(temp, 0o777 & ~process.umask());
@@ -97,12 +117,12 @@ export async function createProject(
     ];
 
     let specs: GantrySpecs;
-    if (options.source.kind === 'checkout') {
-      const root = options.source.root;
+    if (source.kind === 'checkout') {
+      const root = source.root;
       const tarballs = await reporter.task(
         `Packing @gantry/* from the checkout at ${root}`,
         () =>
-          packCheckout(root, packagesToPack(options.transport), join(temp, PACKAGES_FOLDER), run, (message) =>
+          packCheckout(root, VENDORED_PACKAGES, join(temp, PACKAGES_FOLDER), run, (message) =>
             reporter.line(message),
           ),
         (packed) => `Packed ${packed.size} packages into ${PACKAGES_FOLDER}/`,
@@ -110,7 +130,7 @@ export async function createProject(
       specs = { kind: 'tarballs', files: tarballs };
       for (const file of tarballs.values()) files.push(`${PACKAGES_FOLDER}/${file}`);
     } else {
-      specs = { kind: 'registry', range: options.source.range };
+      specs = { kind: 'registry', range: source.range };
     }
     await writeFile(
       join(temp, 'package.json'),
@@ -127,10 +147,20 @@ export async function createProject(
             throw new CliError(`could not run npm: ${error.message}`, ExitCode.ToolError);
           });
           if (installed.code !== 0) {
+            if (
+              source.kind === 'registry' &&
+              isNotFound(installed.output) &&
+              installed.output.includes('@gantry')
+            )
+              throw unpublished();
+            // --no-install only helps a project that can install later: one with its packages in vendor/.
+            const hint =
+              source.kind === 'checkout'
+                ? `Fix the cause, or pass --no-install to write the project (its @gantry/* is in ${PACKAGES_FOLDER}/) and install later.`
+                : 'Fix the cause and run gantry new again.';
             throw new CliError(
               `npm install failed (exit code ${installed.code}); nothing was written. ` +
-                `Its output ends with:\n${outputTail(installed.output)}\n` +
-                'Fix the cause, or pass --no-install to write the project and install later.',
+                `Its output ends with:\n${outputTail(installed.output)}\n${hint}`,
               ExitCode.ToolError,
             );
           }

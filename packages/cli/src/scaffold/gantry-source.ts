@@ -13,11 +13,16 @@ const MONOREPO_NAME = 'gantry-monorepo';
 export type GantrySource =
   /** The npm registry, with a version range (`^0.1.0`). */
   | { kind: 'registry'; range: string }
-  /** Tarballs packed from a Gantry checkout into the project's `.gantry-packages/`. */
+  /** Tarballs packed from a Gantry checkout into the project's `vendor/`. */
   | { kind: 'checkout'; root: string };
 
-/** Folder of a new project that holds the tarballs packed from a checkout. */
-export const PACKAGES_FOLDER = '.gantry-packages';
+/**
+ * Folder of a new project that holds the tarballs packed from a checkout. It is committed with
+ * the project (a clone installs from it), so it is a plain, visible folder with the name other
+ * ecosystems give committed third-party code; projects made before it was chosen use
+ * `.gantry-packages`, which `gantry add` still reads.
+ */
+export const PACKAGES_FOLDER = 'vendor';
 
 /** The checkout this CLI runs from (`<repo>/packages/cli`), if it runs from one. */
 export function ownCheckout(): string | undefined {

@@ -4,7 +4,7 @@ import { listItems, maskSource, matchingBracket } from './source-mask';
 export type ModuleEdit = { ok: true; text: string; changed: boolean } | { ok: false; reason: string };
 
 /** One text insertion (or replacement of `start`..`end`). */
-interface Edit {
+export interface Edit {
   start: number;
   end: number;
   text: string;
@@ -134,7 +134,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** Whether `source` imports `className` (by name, in any import of braces). */
-function importsClass(source: string, masked: string, className: string): boolean {
+export function importsClass(source: string, masked: string, className: string): boolean {
   const pattern = new RegExp(
     `^\\s*import\\s+(?:type\\s+)?\\{[^}]*\\b${escapeRegExp(className)}\\b[^}]*\\}`,
     'gm',
@@ -147,7 +147,7 @@ function importsClass(source: string, masked: string, className: string): boolea
 }
 
 /** The import line for `className`, placed after the file's last import. */
-function addImport(masked: string, className: string, importPath: string, eol: string): Edit[] {
+export function addImport(masked: string, className: string, importPath: string, eol: string): Edit[] {
   let last: ReturnType<typeof importStatement>;
   for (const match of masked.matchAll(/^[ \t]*import\b/gm)) {
     const statement = importStatement(masked, match.index);
@@ -160,7 +160,7 @@ function addImport(masked: string, className: string, importPath: string, eol: s
     : [{ start: 0, end: 0, text: `${line}${eol}` }];
 }
 
-function applyEdits(source: string, edits: Edit[]): string {
+export function applyEdits(source: string, edits: Edit[]): string {
   // From the end of the file backwards, so earlier offsets stay valid; of two edits at one
   // place, the one listed later goes in first and so ends up after the other.
   const order = edits.map((edit, index) => ({ edit, index }));

@@ -14,7 +14,7 @@ export type ProjectTransport = 'stdio' | 'http';
 export type GantrySpecs =
   /** A registry range for every package (`^0.1.0`). */
   | { kind: 'registry'; range: string }
-  /** Tarball file names in `.gantry-packages/`, by package name. */
+  /** Tarball file names in `vendor/`, by package name. */
   | { kind: 'tarballs'; files: ReadonlyMap<string, string> };
 
 function sorted(entries: Record<string, string>): Record<string, string> {
@@ -62,8 +62,17 @@ export function projectManifest(name: string, transport: ProjectTransport, gantr
   };
 }
 
-/** Every `@gantry/*` package a project installs, including those only needed indirectly. */
-export function packagesToPack(transport: ProjectTransport): string[] {
-  const packages = gantryPackages(transport);
-  return ['@gantry/protocol', ...packages.dependencies, ...packages.devDependencies].sort();
-}
+/**
+ * Every `@gantry/*` package a project may need, whatever its transport: those it installs, those
+ * only needed indirectly (`@gantry/protocol`), and the transports `gantry add` can wire in later.
+ * Nothing is published yet, so a package left out here could never be added to the project.
+ */
+export const VENDORED_PACKAGES: readonly string[] = [
+  '@gantry/cli',
+  '@gantry/client',
+  '@gantry/core',
+  '@gantry/fastify',
+  '@gantry/protocol',
+  '@gantry/testing',
+  '@gantry/ws',
+];

@@ -11,6 +11,9 @@ export const PROJECT_DEPENDENCIES = {
 /** What an HTTP project adds: Fastify is a peer dependency of `@gantry/fastify`. */
 export const HTTP_DEPENDENCIES = { fastify: '^5.12.8' } as const;
 
+/** What `gantry add ws` adds: `ws` is a peer dependency of `@gantry/ws`. */
+export const WS_DEPENDENCIES = { ws: '^8.23.0' } as const;
+
 /** Tools, pinned like the repository's own. `esbuild` is the peer `esbuild-register` needs to load jest.config.ts. */
 export const PROJECT_DEV_DEPENDENCIES = {
   '@swc/core': '1.16.22',
