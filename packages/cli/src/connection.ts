@@ -31,6 +31,9 @@ export const TARGET_ARGUMENT_HELP =
 /** Default time to wait for each answer, the handshake included: the client's default. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
+/** The client's default wait for an answer to the `server/discover` probe. */
+const ERA_PROBE_TIMEOUT_MS = 3_000;
+
 /** Adds `--header`, `--token`, `--env`, `--cwd`, `--timeout` and `--server-stderr` to a command. */
 export function addConnectionOptions(command: Command): Command {
   return command
@@ -94,7 +97,12 @@ export async function withConnection<T>(
   const controller = new AbortController();
   const interrupt = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', interrupt);
-  const client = new Client({ name: CLI_NAME, version: CLI_VERSION }, { requestTimeoutMs: options.timeout });
+  const client = new Client(
+    { name: CLI_NAME, version: CLI_VERSION },
+    // --timeout covers the handshake, so it also bounds the era probe (3 s by default), which a
+    // session-era-only server never answers on stdio.
+    { requestTimeoutMs: options.timeout, probeTimeoutMs: Math.min(options.timeout, ERA_PROBE_TIMEOUT_MS) },
+  );
   try {
     try {
       if (target.kind === 'http') {

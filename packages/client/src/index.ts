@@ -29,7 +29,11 @@ export {
   SseParser,
   type SseParserOptions,
 } from './sse-parser';
-export { StdioClientTransport, type StdioClientTransportOptions } from './stdio-client-transport';
+export {
+  DEFAULT_STDIO_SHUTDOWN_GRACE_MS,
+  StdioClientTransport,
+  type StdioClientTransportOptions,
+} from './stdio-client-transport';
 export {
   StreamableHttpClientTransport,
   type StreamableHttpClientTransportOptions,

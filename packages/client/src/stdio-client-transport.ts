@@ -37,10 +37,17 @@ export interface StdioClientTransportOptions {
    * dropped; see {@link StdioClientTransport} for why.
    */
   onInvalidLine?: (error: ParseError | InvalidRequestError) => void;
+  /**
+   * How long `close()` waits at each stage of the shutdown (MCP 2025-11-25, Lifecycle
+   * §Shutdown, stdio): after closing the child's stdin before sending SIGTERM, and after
+   * SIGTERM before SIGKILL. Default {@link DEFAULT_STDIO_SHUTDOWN_GRACE_MS} (2 s). A child that
+   * exits on end of input, as MCP servers do, ends `close()` at once whatever this is.
+   */
+  shutdownGraceMs?: number;
 }
 
-/** Stages of the 2025-11-25 lifecycle shutdown: stdin EOF, then SIGTERM, then SIGKILL. */
-const SHUTDOWN_STAGE_MS = 2_000;
+/** The default {@link StdioClientTransportOptions.shutdownGraceMs}: 2 s per shutdown stage. */
+export const DEFAULT_STDIO_SHUTDOWN_GRACE_MS = 2_000;
 /** How much of the child's stderr is quoted when it exits unexpectedly. */
 const STDERR_TAIL_BYTES = 2_048;
 /** Unread piped stderr kept for the caller before further output is dropped. */
@@ -88,11 +95,19 @@ export class StdioClientTransport implements Transport {
   private finished = false;
   /** Set on `exit`; `expected` when `close()` had begun by then. */
   private exitState?: { code: number | null; signal: NodeJS.Signals | null; expected: boolean };
+  private readonly shutdownGraceMs: number;
 
   constructor(private readonly options: StdioClientTransportOptions) {
     if (typeof options?.command !== 'string' || options.command === '') {
       throw new TypeError('StdioClientTransport: `command` must be a non-empty string');
     }
+    const grace = options.shutdownGraceMs;
+    if (grace !== undefined && !(typeof grace === 'number' && Number.isFinite(grace) && grace >= 0)) {
+      throw new TypeError(
+        `StdioClientTransport: \`shutdownGraceMs\` must be a non-negative number of milliseconds, got ${String(grace)}`,
+      );
+    }
+    this.shutdownGraceMs = grace ?? DEFAULT_STDIO_SHUTDOWN_GRACE_MS;
     // Created now, so a caller can listen before `start` and miss nothing.
     if (options.stderr === 'pipe') this.stderrOut = new PassThrough();
   }
@@ -221,8 +236,9 @@ export class StdioClientTransport implements Transport {
   }
 
   /**
-   * Shuts the server down (2025-11-25 lifecycle, stdio): closes its stdin, waits up to 2 s
-   * for it to exit, then sends SIGTERM, and after 2 s more SIGKILL. Resolves once it has exited.
+   * Shuts the server down (2025-11-25 lifecycle, stdio): closes its stdin, waits up to
+   * `shutdownGraceMs` (2 s) for it to exit, then sends SIGTERM, and after `shutdownGraceMs`
+   * more SIGKILL. Resolves once it has exited.
    */
   close(): Promise<void> {
     this.closingPromise ??= this.shutdown();
@@ -242,9 +258,9 @@ export class StdioClientTransport implements Transport {
     this.rejectBacklog(new ConnectionClosedError('Connection closed: the transport was closed'));
     if (!this.exitState) {
       child.stdin?.end();
-      if (!(await this.exitWithin(SHUTDOWN_STAGE_MS))) {
+      if (!(await this.exitWithin(this.shutdownGraceMs))) {
         child.kill('SIGTERM');
-        if (!(await this.exitWithin(SHUTDOWN_STAGE_MS))) {
+        if (!(await this.exitWithin(this.shutdownGraceMs))) {
           child.kill('SIGKILL');
           await this.exitPromise;
         }

@@ -304,7 +304,7 @@ describe('Streamable HTTP status paths (fastify.inject)', () => {
   });
 
   it('409: a second GET stream on the same session', async () => {
-    // Covered with real sockets in http-sdk.spec.ts (inject cannot hold an SSE stream open); here the GET without a session.
+    // Covered with real sockets in http-sdk.int.spec.ts (inject cannot hold an SSE stream open); here the GET without a session.
     const response = await server.fastify.inject({
       method: 'GET',
       url: '/mcp',

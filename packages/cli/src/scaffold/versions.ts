@@ -1,6 +1,6 @@
 /**
  * Versions a new project depends on: the ones this repository builds and tests Gantry with
- * (its root package.json; test/new.spec.ts fails when the two drift apart).
+ * (its root package.json; test/new.int.spec.ts fails when the two drift apart).
  */
 export const PROJECT_DEPENDENCIES = {
   'class-transformer': '^0.5.1',

@@ -1,7 +1,7 @@
 // The official v2 client (@modelcontextprotocol/client) against the dual-era fixture
 // (fixtures/dual-era-app.ts): a client factory with elicitation, sampling and roots handlers that
 // record what they were asked, a tap on its transport, and the test suites both transports run
-// (stdio: core/test/interop-v2-client-stdio.spec.ts; HTTP: fastify/test/interop-v2-client.spec.ts).
+// (stdio: core/test/interop-v2-client-stdio.int.spec.ts; HTTP: fastify/test/interop-v2-client.int.spec.ts).
 import {
   Client,
   type ClientCapabilities,

@@ -1,5 +1,6 @@
+import { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { Client, StdioClientTransport } from '@gantry/client';
+import { Client, DEFAULT_STDIO_SHUTDOWN_GRACE_MS, StdioClientTransport } from '@gantry/client';
 import {
   ConnectionClosedError,
   GantryError,
@@ -13,6 +14,11 @@ import {
 const SDK_SERVER = join(__dirname, 'fixtures', 'sdk-server.cjs');
 const STUBBORN_SERVER = join(__dirname, 'fixtures', 'stubborn-server.cjs');
 const NODE = process.execPath;
+/**
+ * The shutdown stages of the tests below, shorter than the 2 s default: long enough for a
+ * loaded machine to deliver the end of stdin (or SIGTERM) to the child before the next stage.
+ */
+const TEST_SHUTDOWN_GRACE_MS = 400;
 
 /** A sink that records what the transport hands over, for tests that drive the transport alone. */
 function recordingSink() {
@@ -280,6 +286,7 @@ describe('StdioClientTransport: shutdown (2025-11-25 lifecycle)', () => {
       command: NODE,
       args: [STUBBORN_SERVER, 'ignore-eof'],
       stderr: 'pipe',
+      shutdownGraceMs: TEST_SHUTDOWN_GRACE_MS,
     });
     const ready = stderrUntil(transport, 'ready\n');
     const recorded = recordingSink();
@@ -302,6 +309,7 @@ describe('StdioClientTransport: shutdown (2025-11-25 lifecycle)', () => {
       command: NODE,
       args: [STUBBORN_SERVER, 'ignore-sigterm'],
       stderr: 'pipe',
+      shutdownGraceMs: TEST_SHUTDOWN_GRACE_MS,
     });
     const ready = stderrUntil(transport, 'ready\n');
     const recorded = recordingSink();
@@ -315,6 +323,56 @@ describe('StdioClientTransport: shutdown (2025-11-25 lifecycle)', () => {
     expect(transport.signalCode).toBe('SIGKILL');
     expect(() => process.kill(transport.pid!, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     expect(recorded.closings).toEqual([undefined]);
+  });
+
+  it('waits shutdownGraceMs after closing stdin before SIGTERM, and as long again before SIGKILL', async () => {
+    const grace = 10_000;
+    const transport = new StdioClientTransport({
+      command: NODE,
+      args: [STUBBORN_SERVER, 'ignore-sigterm'],
+      stderr: 'pipe',
+      shutdownGraceMs: grace,
+    });
+    const ready = stderrUntil(transport, 'ready\n');
+    await transport.start(recordingSink().sink);
+    await ready;
+    // A fake clock for the stage timers only; the child, its pipes and its signals stay real.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const kill = jest.spyOn(ChildProcess.prototype, 'kill');
+    try {
+      const eofSeen = stderrUntil(transport, 'stdin closed; staying up');
+      const closed = transport.close();
+      await eofSeen;
+      await jest.advanceTimersByTimeAsync(grace - 1);
+      expect(kill.mock.calls).toEqual([]);
+      const sigtermSeen = stderrUntil(transport, 'SIGTERM ignored');
+      await jest.advanceTimersByTimeAsync(1);
+      expect(kill.mock.calls).toEqual([['SIGTERM']]);
+      await sigtermSeen;
+      await jest.advanceTimersByTimeAsync(grace - 1);
+      expect(kill.mock.calls).toEqual([['SIGTERM']]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(kill.mock.calls).toEqual([['SIGTERM'], ['SIGKILL']]);
+      await closed;
+      expect(transport.signalCode).toBe('SIGKILL');
+    } finally {
+      kill.mockRestore();
+      jest.useRealTimers();
+    }
+  });
+
+  it('keeps 2 s per stage by default', () => {
+    expect(DEFAULT_STDIO_SHUTDOWN_GRACE_MS).toBe(2_000);
+  });
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, '100'])('refuses shutdownGraceMs %p', (value) => {
+    expect(
+      () => new StdioClientTransport({ command: NODE, shutdownGraceMs: value as unknown as number }),
+    ).toThrow(
+      new TypeError(
+        `StdioClientTransport: \`shutdownGraceMs\` must be a non-negative number of milliseconds, got ${String(value)}`,
+      ),
+    );
   });
 
   it('resolves close() of a transport that never started', async () => {

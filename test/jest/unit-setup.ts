@@ -1,0 +1,3 @@
+import { installSpeedGuard } from './speed-guard';
+
+installSpeedGuard('unit');
