@@ -149,6 +149,19 @@ function parsed(result: Finished): unknown {
   return JSON.parse(result.stdout);
 }
 
+/** A table of the steps and their seconds ("not run" after a failed step), and the total. */
+function timingTable(timings: readonly { step: string; seconds: number | undefined }[]): string {
+  const width = Math.max(...timings.map(({ step }) => step.length), 'total'.length) + 2;
+  const row = (name: string, seconds: number | undefined) =>
+    `${name.padEnd(width)}${seconds === undefined ? 'not run' : seconds.toFixed(1).padStart(7)}`;
+  const total = timings.reduce((sum, { seconds }) => sum + (seconds ?? 0), 0);
+  return [
+    `${'step'.padEnd(width)}seconds`,
+    ...timings.map(({ step, seconds }) => row(step, seconds)),
+    row('total', total),
+  ].join('\n');
+}
+
 const GREETING = { content: [{ type: 'text', text: 'Hello, Ada!' }] };
 
 describe('the newcomer path: clone → npm ci → npm start → gantry new → install → add http → npm test', () => {
@@ -199,17 +212,7 @@ describe('the newcomer path: clone → npm ci → npm start → gantry new → i
   afterAll(async () => {
     await Promise.all([notes?.stop(), demoHttp?.stop()]);
     for (const child of running) killGroup(child, 'SIGKILL');
-    const table = [
-      `${'step'.padEnd(44)}seconds`,
-      ...timings.map(
-        ({ step, seconds }) =>
-          `${step.padEnd(44)}${seconds === undefined ? 'not run' : seconds.toFixed(1).padStart(7)}`,
-      ),
-      `${'total'.padEnd(44)}${timings
-        .reduce((sum, { seconds }) => sum + (seconds ?? 0), 0)
-        .toFixed(1)
-        .padStart(7)}`,
-    ].join('\n');
+    const table = timingTable(timings);
     writeFileSync(TIMINGS_FILE, `${table}\n`);
     process.stderr.write(`\nThe newcomer path, step by step (also in ${TIMINGS_FILE}):\n${table}\n\n`);
     if (work && !process.env.GANTRY_E2E_KEEP) rmSync(work, { recursive: true, force: true });
