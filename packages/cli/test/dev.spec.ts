@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client, StdioClientTransport } from '@gantry/client';
+import { Client, StdioClientTransport, StreamableHttpClientTransport } from '@gantry/client';
 import { createDevProject, DevProcess } from './support/dev-project';
-import { CLI, REGISTER } from './support/run-cli';
+import { CLI, REGISTER, runCli } from './support/run-cli';
 
 const FIXTURE = resolve(__dirname, 'fixtures/dev-server.ts');
 
@@ -123,8 +124,9 @@ describe('gantry dev (watching)', () => {
   beforeEach(() => {
     project = createDevProject(FIXTURE);
   });
-  afterEach(() => {
-    dev?.kill();
+  afterEach(async () => {
+    // SIGTERM, so that gantry dev stops its server too (SIGKILL would leave it behind).
+    await dev?.stop();
     dev = undefined;
     project.remove();
   });
@@ -214,6 +216,114 @@ describe('gantry dev (watching)', () => {
     await dev.waitForStderr(/dev fixture ready \(version fixed\)/);
     expect(await greet(dev)).toEqual([{ type: 'text', text: 'hello Ada from version fixed' }]);
     expectOnlyProtocolLines(dev.stdoutLines);
+  });
+});
+
+/** A port that was free a moment ago: the HTTP fixture must listen on the same one after a restart. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
+describe('gantry dev and the requestState key', () => {
+  let project: ReturnType<typeof createDevProject>;
+  let dev: DevProcess | undefined;
+  beforeAll(() => {
+    project = createDevProject(resolve(__dirname, 'fixtures/dev-http-server.ts'));
+  });
+  afterAll(async () => {
+    await dev?.stop();
+    project.remove();
+  });
+
+  it('gives every restart one key: no warning, and a stateless-era retry is accepted by the restarted server', async () => {
+    const port = await freePort();
+    const env = { ...process.env, PORT: String(port) };
+    delete env.GANTRY_STATE_KEY;
+    dev = new DevProcess(['src/main.ts'], project.dir, env);
+    const running = dev;
+    await running.waitForStderr(/gantry dev: watching src for changes/);
+    await running.waitForStderr(/dev http fixture ready on .* \(version one\)/);
+
+    const client = new Client(
+      { name: 'dev-test', version: '1.0.0' },
+      { era: 'modern', capabilities: { elicitation: { form: {} } } },
+    );
+    // The server asks for a name (input_required, with its signed requestState); while the
+    // question is open, the source changes and the server restarts; the retry reaches the new process.
+    client.setRequestHandler('elicitation/create', async () => {
+      saves.renameOver(project.entry, 'two');
+      await running.waitForStderr(/dev http fixture ready on .* \(version two\)/);
+      return { action: 'accept', content: { name: 'Ines' } };
+    });
+    await client.connect(new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp` }));
+    try {
+      expect(client.era).toBe('modern');
+      expect((await client.callTool('ask', {})).content).toEqual([
+        { type: 'text', text: 'hello Ines from version two' },
+      ]);
+    } finally {
+      await client.close();
+    }
+    expect(running.count(RESTART_LINE)).toBe(1);
+    // SIGTERM stops the server and gantry dev with it.
+    expect(await running.stop()).toBe(0);
+    // Two server processes, two HTTP listeners, and not one warning about a random key.
+    expect(running.stderr).not.toContain('requestState key');
+  });
+});
+
+describe('gantry dev --inspect', () => {
+  let project: ReturnType<typeof createDevProject>;
+  beforeAll(() => {
+    project = createDevProject(FIXTURE);
+  });
+  afterAll(() => project.remove());
+
+  it('starts the Inspector with this dev loop as its stdio server, and prints its URL with the token', async () => {
+    const out = join(project.dir, 'inspector.json');
+    const fake = resolve(__dirname, 'fixtures/fake-inspector.js');
+    const run = await runCli(['dev', '--inspect'], {
+      cwd: project.dir,
+      env: {
+        ...process.env,
+        GANTRY_INSPECTOR: `'${process.execPath}' '${fake}'`,
+        FAKE_INSPECTOR_OUT: out,
+        CLIENT_PORT: '',
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    const record = JSON.parse(readFileSync(out, 'utf8')) as {
+      args: string[];
+      token: string;
+      port: string;
+      answer: unknown;
+    };
+    expect(record.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(record.port).toBe('6274');
+    expect(run.stderr).toContain(
+      `gantry dev: MCP Inspector: http://localhost:6274/?MCP_INSPECTOR_API_TOKEN=${record.token}\n`,
+    );
+    expect(record.args).toEqual([
+      '--',
+      process.execPath,
+      CLI,
+      'dev',
+      project.entry,
+      '--stop-timeout',
+      '5000',
+      '--debounce',
+      '150',
+    ]);
+    // The Inspector's client reached the server through the inner gantry dev.
+    expect(record.answer).toEqual([{ type: 'text', text: 'hello Inspector from version one' }]);
   });
 });
 

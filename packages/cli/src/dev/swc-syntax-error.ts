@@ -50,7 +50,9 @@ const ANSI = /\x1b\[[0-9;]*m/g;
  * Returns undefined when the message is not a syntax error in that shape.
  */
 export function locateSwcSyntaxError(error: unknown): SyntaxErrorLocation | undefined {
-  const text = (error instanceof Error ? error.message : String(error)).replace(ANSI, '');
+  // Not `instanceof Error`: the native addon's errors may come from another realm (Jest's vm).
+  const raw = (error as { message?: unknown } | null)?.message;
+  const text = (typeof raw === 'string' ? raw : String(error)).replace(ANSI, '');
   if (!/Syntax Error/.test(text)) return undefined;
   const lines = text.split('\n');
   const diagnostics = lines.filter((line) => /^\s*x /.test(line));

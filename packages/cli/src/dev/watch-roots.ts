@@ -25,7 +25,10 @@ export function findWatchRoots(entry: string): WatchRoots {
     const include = stringList(config.include);
     const files = stringList(config.files);
     if (include === undefined && files === undefined) directories.push(base);
-    for (const pattern of include ?? []) directories.push(staticDirectory(base, pattern));
+    for (const pattern of include ?? []) {
+      const directory = staticDirectory(base, pattern);
+      if (directory) directories.push(directory);
+    }
     for (const file of files ?? []) directories.push(dirname(resolve(base, file)));
   }
   return { directories: foldNested(directories.filter(isDirectory)), tsconfig };
@@ -54,8 +57,11 @@ function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
 }
 
-/** `src/**\/*.ts` → `<base>/src`; `*.ts` → `<base>`; `lib` → `<base>/lib` (tsc reads a bare name as a directory). */
-function staticDirectory(base: string, pattern: string): string {
+/**
+ * `src/**\/*.ts` → `<base>/src`; `*.ts` → `<base>`; `lib` → `<base>/lib` (tsc reads a bare name
+ * as a directory); `src/main.ts` → `<base>/src`; a name that does not exist → undefined.
+ */
+function staticDirectory(base: string, pattern: string): string | undefined {
   const parts = pattern.split(/[\\/]/);
   const fixed: string[] = [];
   for (const part of parts) {
@@ -64,8 +70,9 @@ function staticDirectory(base: string, pattern: string): string {
   }
   const path = fixed.join(sep);
   const absolute = isAbsolute(pattern) ? path || sep : resolve(base, path);
+  if (fixed.length < parts.length || isDirectory(absolute)) return absolute;
   // A pattern naming a file (`src/main.ts`) watches its directory.
-  return fixed.length === parts.length && !isDirectory(absolute) ? dirname(absolute) : absolute;
+  return existsSync(absolute) ? dirname(absolute) : undefined;
 }
 
 /** Drops directories inside another one of the list (chokidar watches recursively). */

@@ -90,6 +90,14 @@ export class DevProcess {
     return exited;
   }
 
+  /** Stops gantry dev as a terminal or a supervisor would (SIGTERM), and resolves with its exit code. */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    const exited = new Promise<number | null>((done) => this.child.once('exit', (code) => done(code)));
+    this.child.kill('SIGTERM');
+    return exited;
+  }
+
   kill(): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
