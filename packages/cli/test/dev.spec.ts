@@ -244,7 +244,7 @@ describe('gantry dev and the requestState key', () => {
 
   it('gives every restart one key: no warning, and a stateless-era retry is accepted by the restarted server', async () => {
     const port = await freePort();
-    const env = { ...process.env, PORT: String(port) };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
     delete env.GANTRY_STATE_KEY;
     dev = new DevProcess(['src/main.ts'], project.dir, env);
     const running = dev;
@@ -253,7 +253,7 @@ describe('gantry dev and the requestState key', () => {
 
     const client = new Client(
       { name: 'dev-test', version: '1.0.0' },
-      { era: 'modern', capabilities: { elicitation: { form: {} } } },
+      { capabilities: { elicitation: { form: {} } } },
     );
     // The server asks for a name (input_required, with its signed requestState); while the
     // question is open, the source changes and the server restarts; the retry reaches the new process.
@@ -262,7 +262,9 @@ describe('gantry dev and the requestState key', () => {
       await running.waitForStderr(/dev http fixture ready on .* \(version two\)/);
       return { action: 'accept', content: { name: 'Ines' } };
     });
-    await client.connect(new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp` }));
+    await client.connect(new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp` }), {
+      era: 'modern',
+    });
     try {
       expect(client.era).toBe('modern');
       expect((await client.callTool('ask', {})).content).toEqual([
