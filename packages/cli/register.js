@@ -77,8 +77,32 @@ require.extensions['.ts'] = function compileTypeScript(module, filename) {
     return;
   }
   const source = readFileSync(filename, 'utf8');
-  const { code } = swc.transformSync(source, { ...options, filename });
+  let code;
+  try {
+    ({ code } = swc.transformSync(source, { ...options, filename }));
+  } catch (error) {
+    exitOnSyntaxError(error, filename, source);
+    throw error;
+  }
   module._compile(code, filename);
 };
+
+/**
+ * A syntax error in the user's TypeScript: swc's message is a framed snippet followed by a
+ * native backtrace, and Node would add its own stack and the line of this hook that threw. Print
+ * what a compiler prints (file:line:col, the source around it, a caret) and exit with 1, as
+ * Node does for a syntax error in a JavaScript entry. Anything else swc throws is rethrown.
+ */
+function exitOnSyntaxError(error, filename, source) {
+  let frame;
+  try {
+    frame = require('./dist/dev/swc-syntax-error.js').describeSwcSyntaxError(error, filename, source);
+  } catch {
+    return; // dist not built: swc's own message has to do
+  }
+  if (frame === undefined) return;
+  process.stderr.write(frame);
+  process.exit(1);
+}
 
 module.exports = { BUILT_IN_CONFIG, findSwcrc, swcrc };

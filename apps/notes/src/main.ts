@@ -5,6 +5,7 @@ import { http } from '@gantry/fastify';
 import { attachWebSocket, websocket } from '@gantry/ws';
 import { AppModule } from './app.module';
 import { NotesRepository } from './notes.repository';
+import { stdioBanner } from './stdio-banner';
 
 interface Arguments {
   http: boolean;
@@ -90,17 +91,7 @@ async function main(): Promise<void> {
   } else {
     await app.listen(stdio());
     // stdout carries the protocol: everything for humans goes to stderr.
-    process.stderr.write(
-      [
-        `gantry-notes is serving MCP on stdio (notes in ${store}).`,
-        'It is meant to be started by an MCP client. To connect one:',
-        `  Claude Code:     claude mcp add notes -- node ${entry}`,
-        `  MCP Inspector:   npx @modelcontextprotocol/inspector node ${entry}`,
-        `  .mcp.json:       { "mcpServers": { "notes": { "command": "node", "args": ["${entry}"] } } }`,
-        'Press Ctrl+D (end of input) to stop.',
-        '',
-      ].join('\n'),
-    );
+    process.stderr.write(stdioBanner({ entry, store, interactive: process.stdin.isTTY === true }));
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

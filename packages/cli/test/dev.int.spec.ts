@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client, StdioClientTransport } from '@gantry/client';
+import { Client, StdioClientTransport, StreamableHttpClientTransport } from '@gantry/client';
 import { createDevProject, DevProcess } from './support/dev-project';
-import { CLI, REGISTER } from './support/run-cli';
+import { CLI, REGISTER, runCli } from './support/run-cli';
 
 const FIXTURE = resolve(__dirname, 'fixtures/dev-server.ts');
 
@@ -71,59 +72,260 @@ describe('gantry dev --no-watch', () => {
   });
 });
 
-describe('gantry dev --watch', () => {
+/** Replaces the fixture's VERSION line, the way each kind of editor saves. */
+const saves = {
+  /** JetBrains "safe write": a temporary file beside it, renamed over the original. */
+  renameOver(file: string, version: string): void {
+    const temporary = `${file}___jb_tmp___`;
+    writeFileSync(temporary, withVersion(readFileSync(file, 'utf8'), version));
+    renameSync(temporary, file);
+  },
+  /** vim's default (writebackup): the original renamed to a backup, a new file written, the backup removed. */
+  vim(file: string, version: string): void {
+    const text = withVersion(readFileSync(file, 'utf8'), version);
+    renameSync(file, `${file}~`);
+    writeFileSync(file, text);
+    rmSync(`${file}~`);
+  },
+  /** GNU sed -i: a temporary file in the same directory, renamed over the original. */
+  sedInPlace(file: string, version: string): void {
+    const result = spawnSync('sed', [
+      '-i',
+      `s/^const VERSION = '[a-z0-9-]*'/const VERSION = '${version}'/`,
+      file,
+    ]);
+    expect(result.status).toBe(0);
+  },
+};
+
+function withVersion(text: string, version: string): string {
+  const changed = text.replace(/^const VERSION = '[a-z0-9-]*'/m, `const VERSION = '${version}'`);
+  expect(changed).not.toBe(text);
+  return changed;
+}
+
+/** Connects a new client (a restarted server is a new server) and calls greet. */
+async function greet(dev: DevProcess): Promise<unknown> {
+  const client = new Client({ name: 'dev-test', version: '1.0.0' });
+  await client.connect(dev.transport());
+  try {
+    return (await client.callTool('greet', { name: 'Ada' })).content;
+  } finally {
+    await client.close();
+  }
+}
+
+const RESTART_LINE =
+  /gantry dev: src\/main\.ts changed; restarting the server \(a stdio client must initialize again\)\n/g;
+
+describe('gantry dev (watching)', () => {
   let project: ReturnType<typeof createDevProject>;
   let dev: DevProcess | undefined;
-  beforeAll(() => {
+  beforeEach(() => {
     project = createDevProject(FIXTURE);
   });
-  afterAll(() => {
-    dev?.kill();
+  afterEach(async () => {
+    // SIGTERM, so that gantry dev stops its server too (SIGKILL would leave it behind).
+    await dev?.stop();
+    dev = undefined;
     project.remove();
   });
 
-  it('restarts the server when its source changes, keeping stdout to protocol lines', async () => {
-    dev = new DevProcess(['src/main.ts', '--watch'], project.dir);
-    await dev.waitForStderr(/dev fixture ready \(version one\)/);
+  async function startDev(): Promise<DevProcess> {
+    const started = new DevProcess(['src/main.ts'], project.dir);
+    dev = started;
+    await started.waitForStderr(/gantry dev: watching src for changes/);
+    await started.waitForStderr(/dev fixture ready \(version one\)/);
+    return started;
+  }
 
-    const first = new Client({ name: 'dev-test', version: '1.0.0' });
-    await first.connect(dev.transport());
-    expect((await first.callTool('greet', { name: 'Ada' })).content).toEqual([
-      { type: 'text', text: 'hello Ada from version one' },
-    ]);
-    await first.close();
+  it('restarts on every rename-style save (JetBrains, vim, sed -i), several in a row, and serves the new code', async () => {
+    const dev = await startDev();
+    expect(await greet(dev)).toEqual([{ type: 'text', text: 'hello Ada from version one' }]);
 
-    const changed = readFileSync(project.entry, 'utf8').replace(
-      "const VERSION = 'one'",
-      "const VERSION = 'two'",
-    );
-    const restarting = dev.waitForStderr(/gantry dev: a file changed; restarting the server/);
-    // The watcher learns of the file over IPC as the server loads it; should a write slip in
-    // before that, writing again is noticed.
-    let seen = false;
-    restarting.then(() => {
-      seen = true;
-    });
-    while (!seen) {
-      writeFileSync(project.entry, changed);
-      await Promise.race([restarting, new Promise((done) => setTimeout(done, 2_000))]);
+    // node --watch heard the first of these and nothing after it: its watch followed the replaced file.
+    const steps: [keyof typeof saves, string][] = [
+      ['renameOver', 'two'],
+      ['vim', 'three'],
+      ['sedInPlace', 'four'],
+      ['renameOver', 'five'],
+      ['vim', 'six'],
+      ['sedInPlace', 'seven'],
+    ];
+    for (const [index, [save, version]] of steps.entries()) {
+      saves[save](project.entry, version);
+      await dev.waitForStderr(new RegExp(`dev fixture ready \\(version ${version}\\)`));
+      expect(dev.count(RESTART_LINE)).toBe(index + 1);
+      expect(await greet(dev)).toEqual([{ type: 'text', text: `hello Ada from version ${version}` }]);
     }
-    await dev.waitForStderr(/dev fixture ready \(version two\)/);
-
-    // A new server process: a new session.
-    const second = new Client({ name: 'dev-test', version: '1.0.0' });
-    await second.connect(dev.transport());
-    expect((await second.callTool('greet', { name: 'Ada' })).content).toEqual([
-      { type: 'text', text: 'hello Ada from version two' },
-    ]);
-    await second.close();
 
     // Hanging up ends the server, and gantry dev with it.
     expect(await dev.hangUp()).toBe(0);
     expect(dev.stderr).toMatch(/gantry dev: the server exited; stopping\n$/);
-    // Two initialize and two tools/call answers; node's "Restarting …" lines went to stderr.
-    expect(dev.stdoutLines).toHaveLength(4);
+    // 7 × (initialize answer + tools/call answer), and nothing else.
+    expect(dev.stdoutLines).toHaveLength(14);
     expectOnlyProtocolLines(dev.stdoutLines);
+  });
+
+  it('gives one restart for a burst of saves', async () => {
+    const dev = await startDev();
+    for (let n = 1; n <= 5; n++) saves.renameOver(project.entry, `burst-${n}`);
+    await dev.waitForStderr(/dev fixture ready \(version burst-5\)/);
+    expect(await greet(dev)).toEqual([{ type: 'text', text: 'hello Ada from version burst-5' }]);
+
+    // A later single save is the second restart: the burst did not leave one behind.
+    saves.renameOver(project.entry, 'after');
+    await dev.waitForStderr(/dev fixture ready \(version after\)/);
+    expect(dev.count(RESTART_LINE)).toBe(2);
+    expect(dev.count(/dev fixture ready/g)).toBe(3);
+    expect(dev.stderr).not.toMatch(/version burst-[1-4]\)/);
+    expectOnlyProtocolLines(dev.stdoutLines);
+  });
+
+  it('prints file:line:col and a code frame for a syntax error, and recovers once it is fixed', async () => {
+    const dev = await startDev();
+    const good = readFileSync(project.entry, 'utf8');
+    const lines = good.split('\n');
+    const line = lines.findIndex((text) => text.startsWith("const VERSION = 'one'")) + 1;
+    lines[line - 1] = "const VERSION = 'broken' +;";
+    writeFileSync(`${project.entry}.tmp`, lines.join('\n'));
+    renameSync(`${project.entry}.tmp`, project.entry);
+
+    await dev.waitForStderr(/the server exited with code 1; save a file to restart it/);
+    // The fixture's VERSION line is line 8.
+    expect(line).toBe(8);
+    expect(dev.stderr).toContain(
+      [
+        'src/main.ts:8:27: syntax error: Expression expected',
+        '   6 |',
+        '   7 | /** The dev test edits this line to see the server restart. */',
+        ">  8 | const VERSION = 'broken' +;",
+        '     |                           ^',
+        '   9 |',
+        '  10 | class Greeting {',
+        'gantry dev: the server exited with code 1; save a file to restart it, Ctrl+C to stop',
+        '',
+      ].join('\n'),
+    );
+    // Not swc's native backtrace, nor a stack through the hook.
+    expect(dev.stderr).not.toContain('Stack backtrace');
+    expect(dev.stderr).not.toContain('register.js');
+
+    writeFileSync(`${project.entry}.tmp`, withVersion(good, 'fixed'));
+    renameSync(`${project.entry}.tmp`, project.entry);
+    await dev.waitForStderr(/dev fixture ready \(version fixed\)/);
+    expect(await greet(dev)).toEqual([{ type: 'text', text: 'hello Ada from version fixed' }]);
+    expectOnlyProtocolLines(dev.stdoutLines);
+  });
+});
+
+/** A port that was free a moment ago: the HTTP fixture must listen on the same one after a restart. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
+describe('gantry dev and the requestState key', () => {
+  let project: ReturnType<typeof createDevProject>;
+  let dev: DevProcess | undefined;
+  beforeAll(() => {
+    project = createDevProject(resolve(__dirname, 'fixtures/dev-http-server.ts'));
+  });
+  afterAll(async () => {
+    await dev?.stop();
+    project.remove();
+  });
+
+  it('gives every restart one key: no warning, and a stateless-era retry is accepted by the restarted server', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
+    delete env.GANTRY_STATE_KEY;
+    dev = new DevProcess(['src/main.ts'], project.dir, env);
+    const running = dev;
+    await running.waitForStderr(/gantry dev: watching src for changes/);
+    await running.waitForStderr(/dev http fixture ready on .* \(version one\)/);
+
+    const client = new Client(
+      { name: 'dev-test', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    // The server asks for a name (input_required, with its signed requestState); while the
+    // question is open, the source changes and the server restarts; the retry reaches the new process.
+    client.setRequestHandler('elicitation/create', async () => {
+      saves.renameOver(project.entry, 'two');
+      await running.waitForStderr(/dev http fixture ready on .* \(version two\)/);
+      return { action: 'accept', content: { name: 'Ines' } };
+    });
+    await client.connect(new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp` }), {
+      era: 'modern',
+    });
+    try {
+      expect(client.era).toBe('modern');
+      expect((await client.callTool('ask', {})).content).toEqual([
+        { type: 'text', text: 'hello Ines from version two' },
+      ]);
+    } finally {
+      await client.close();
+    }
+    expect(running.count(RESTART_LINE)).toBe(1);
+    // SIGTERM stops the server and gantry dev with it.
+    expect(await running.stop()).toBe(0);
+    // Two server processes, two HTTP listeners, and not one warning about a random key.
+    expect(running.stderr).not.toContain('requestState key');
+  });
+});
+
+describe('gantry dev --inspect', () => {
+  let project: ReturnType<typeof createDevProject>;
+  beforeAll(() => {
+    project = createDevProject(FIXTURE);
+  });
+  afterAll(() => project.remove());
+
+  it('starts the Inspector with this dev loop as its stdio server, and prints its URL with the token', async () => {
+    const out = join(project.dir, 'inspector.json');
+    const fake = resolve(__dirname, 'fixtures/fake-inspector.js');
+    const run = await runCli(['dev', '--inspect'], {
+      cwd: project.dir,
+      env: {
+        ...process.env,
+        GANTRY_INSPECTOR: `'${process.execPath}' '${fake}'`,
+        FAKE_INSPECTOR_OUT: out,
+        CLIENT_PORT: '',
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    const record = JSON.parse(readFileSync(out, 'utf8')) as {
+      args: string[];
+      token: string;
+      port: string;
+      answer: unknown;
+    };
+    expect(record.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(record.port).toBe('6274');
+    expect(run.stderr).toContain(
+      `gantry dev: MCP Inspector: http://localhost:6274/?MCP_INSPECTOR_API_TOKEN=${record.token}\n`,
+    );
+    expect(record.args).toEqual([
+      '--',
+      process.execPath,
+      CLI,
+      'dev',
+      project.entry,
+      '--stop-timeout',
+      '5000',
+      '--debounce',
+      '150',
+    ]);
+    // The Inspector's client reached the server through the inner gantry dev.
+    expect(record.answer).toEqual([{ type: 'text', text: 'hello Inspector from version one' }]);
   });
 });
 

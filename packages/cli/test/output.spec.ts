@@ -6,7 +6,6 @@ import {
   formatReadResourceResult,
   formatTable,
 } from '../src/output';
-import { type WatchEvent, WatchOutputFilter } from '../src/watch-output-filter';
 
 describe('formatTable', () => {
   it('aligns columns under a header row', () => {
@@ -161,45 +160,5 @@ describe('formatPromptResult', () => {
         ],
       }),
     ).toBe('[user]\nSummarize this.\n\n[assistant]\nSure.\n');
-  });
-});
-
-describe('WatchOutputFilter (the stdout of node --watch)', () => {
-  function run(chunks: string[]): { forwarded: string; events: WatchEvent[] } {
-    let forwarded = '';
-    const events: WatchEvent[] = [];
-    const filter = new WatchOutputFilter(
-      (chunk) => {
-        forwarded += chunk.toString();
-      },
-      (event) => events.push(event),
-    );
-    for (const chunk of chunks) filter.push(Buffer.from(chunk));
-    filter.end();
-    return { forwarded, events };
-  }
-
-  it("passes the server's lines on and takes the watcher's status lines out", () => {
-    const { forwarded, events } = run([
-      '{"jsonrpc":"2.0","id":1,"result":{}}\n',
-      "\x1bc\x1b[32mRestarting '/app/src/main.ts'\x1b[39m\n",
-      '{"jsonrpc":"2.0","id":2,"result":{}}\n',
-      "Failed running '/app/src/main.ts'\n",
-      "Completed running '/app/src/main.ts'\n",
-      'Waiting for graceful termination...\n',
-      "Gracefully restarted '/app/src/main.ts'\n",
-    ]);
-    expect(forwarded).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n');
-    expect(events).toEqual(['restarting', 'failed', 'completed', 'waiting', 'restarted']);
-  });
-
-  it('reassembles lines split across chunks, and passes on an unfinished last line', () => {
-    const { forwarded, events } = run(['{"a":', '1}\nRestar', 'ting \'x\'\n{"b"', ':2}']);
-    expect(forwarded).toBe('{"a":1}\n{"b":2}');
-    expect(events).toEqual(['restarting']);
-  });
-
-  it('keeps lines that only resemble a status', () => {
-    expect(run(['Restarting soon\n']).forwarded).toBe('Restarting soon\n');
   });
 });

@@ -34,8 +34,12 @@ export class DevProcess {
   private partial = '';
   private readonly stderrWaiters = new Set<() => void>();
 
-  constructor(args: readonly string[], cwd: string) {
-    this.child = spawn(process.execPath, [CLI, 'dev', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
+    this.child = spawn(process.execPath, [CLI, 'dev', ...args], {
+      cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stdout!.setEncoding('utf8').on('data', (text: string) => this.onStdout(text));
     this.child.stderr!.setEncoding('utf8').on('data', (text: string) => {
       this.stderr += text;
@@ -54,6 +58,11 @@ export class DevProcess {
       this.stderrWaiters.add(check);
       check();
     });
+  }
+
+  /** How many times `pattern` (a global regex) matches stderr so far. */
+  count(pattern: RegExp): number {
+    return this.stderr.match(pattern)?.length ?? 0;
   }
 
   /** A transport over the process's stdio; closing it leaves the process running. */
@@ -78,6 +87,14 @@ export class DevProcess {
   async hangUp(): Promise<number | null> {
     const exited = new Promise<number | null>((done) => this.child.once('exit', (code) => done(code)));
     this.child.stdin!.end();
+    return exited;
+  }
+
+  /** Stops gantry dev as a terminal or a supervisor would (SIGTERM), and resolves with its exit code. */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    const exited = new Promise<number | null>((done) => this.child.once('exit', (code) => done(code)));
+    this.child.kill('SIGTERM');
     return exited;
   }
 

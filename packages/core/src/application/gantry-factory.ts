@@ -1,6 +1,7 @@
 import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
 import { type Logger, StderrLogger, silentLogger } from '../logger';
+import { warnAboutUnprovidedHandlers } from '../metadata/handler-classes';
 import { GlobalEnhancers } from '../registry/compiled-handler';
 import { type ScanResult, scanHandlers } from '../registry/handler-scanner';
 import { Registry } from '../registry/registry';
@@ -51,7 +52,12 @@ export class GantryFactory {
     const globals = new GlobalEnhancers();
     const environment = { container, globals, logger };
     scanInstance = (instance) => scanHandlers([{ instance, host: container.root }], environment);
-    registry.load(scanHandlers(container.hostedInstances(), environment));
+    const hosted = container.hostedInstances();
+    registry.load(scanHandlers(hosted, environment));
+    warnAboutUnprovidedHandlers(
+      hosted.map((entry) => entry.instance),
+      logger,
+    );
     const server = new GantryServer(registry, options, logger);
     await container.callHook('onModuleInit');
     await container.callHook('onApplicationBootstrap');

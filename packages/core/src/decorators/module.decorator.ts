@@ -1,4 +1,5 @@
 import { isDynamicModule, type ModuleMetadata } from '../di/tokens';
+import { recordDeclaredProvider } from '../metadata/handler-classes';
 import { MODULE_METADATA } from '../metadata/keys';
 import { decoratorError } from './decorator-error';
 
@@ -44,6 +45,29 @@ export function Module(metadata: ModuleMetadata = {}): ClassDecorator {
         }
       });
     }
+    recordProviders(metadata.providers);
+    for (const entry of metadata.imports ?? []) {
+      if (isDynamicModule(entry)) recordProviders(entry.providers);
+    }
     Reflect.defineMetadata(MODULE_METADATA, metadata, target);
   };
+}
+
+/** Tells the bootstrap check for unprovided handler classes which classes a module provides. */
+function recordProviders(providers: readonly unknown[] | undefined): void {
+  for (const provider of providers ?? []) {
+    if (typeof provider === 'function') {
+      recordDeclaredProvider(provider);
+      continue;
+    }
+    if (typeof provider !== 'object' || provider === null) continue;
+    const { provide, useClass, useValue } = provider as {
+      provide?: unknown;
+      useClass?: unknown;
+      useValue?: unknown;
+    };
+    if (typeof provide === 'function') recordDeclaredProvider(provide);
+    if (typeof useClass === 'function') recordDeclaredProvider(useClass);
+    if (typeof useValue === 'object' && useValue !== null) recordDeclaredProvider(useValue.constructor);
+  }
 }

@@ -1,4 +1,5 @@
 import type { Icon, Meta } from '@gantry/protocol';
+import { recordHandlerClass } from '../metadata/handler-classes';
 import { PROMPTS_METADATA } from '../metadata/keys';
 import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { decoratorError, memberName } from './decorator-error';
@@ -67,6 +68,7 @@ export function Prompt(options: PromptOptions = {}): MethodDecorator {
     const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
     if (cacheProblem) throw decoratorError(`@Prompt() on ${where}: 'cache' ${cacheProblem}`);
     const existing: PromptDescriptor[] = Reflect.getOwnMetadata(PROMPTS_METADATA, target) ?? [];
+    recordHandlerClass((target as object).constructor);
     Reflect.defineMetadata(PROMPTS_METADATA, [...existing, Object.freeze({ propertyKey, options })], target);
   };
 }

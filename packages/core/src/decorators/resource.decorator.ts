@@ -1,4 +1,5 @@
 import type { Annotations, Icon, Meta } from '@gantry/protocol';
+import { recordHandlerClass } from '../metadata/handler-classes';
 import { RESOURCES_METADATA } from '../metadata/keys';
 import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { decoratorError, memberName } from './decorator-error';
@@ -100,6 +101,7 @@ export function Resource(options: ResourceOptions): MethodDecorator {
     const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
     if (cacheProblem) throw decoratorError(`@Resource() on ${where}: 'cache' ${cacheProblem}`);
     const existing: ResourceDescriptor[] = Reflect.getOwnMetadata(RESOURCES_METADATA, target) ?? [];
+    recordHandlerClass((target as object).constructor);
     Reflect.defineMetadata(
       RESOURCES_METADATA,
       [...existing, Object.freeze({ propertyKey, options })],

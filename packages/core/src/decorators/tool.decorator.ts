@@ -1,5 +1,6 @@
 import type { Icon, Meta, ObjectJsonSchema, ToolAnnotations } from '@gantry/protocol';
 import type { Type } from '../di/tokens';
+import { recordHandlerClass } from '../metadata/handler-classes';
 import { TOOLS_METADATA } from '../metadata/keys';
 import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { toolNameProblem } from '../registry/tool-name';
@@ -150,6 +151,7 @@ export function Tool(options: ToolOptions = {}): MethodDecorator {
     }
     checkOptions(where, options);
     const existing: ToolDescriptor[] = Reflect.getOwnMetadata(TOOLS_METADATA, target) ?? [];
+    recordHandlerClass((target as object).constructor);
     Reflect.defineMetadata(TOOLS_METADATA, [...existing, Object.freeze({ propertyKey, options })], target);
   };
 }
