@@ -190,6 +190,7 @@ describe('gantry new, stdio, from the registry', () => {
         '  npm run build            compile to dist/, which clients run',
       ].join('\n'),
     );
+    expect(stdout).toContain('  npx gantry install claude-code      (or claude-desktop, cursor, vscode, gemini-cli, goose)\n');
     expect(stdout).toContain(`  claude mcp add my-server -- node ${join(dir, 'dist/main.js')}\n`);
   });
 });
@@ -243,6 +244,7 @@ describe('gantry new --transport http', () => {
       },
     ]);
     expect(readme).toContain('"Streamable HTTP"');
+    expect(result.stdout).toContain('  npx gantry install claude-code --url http://127.0.0.1:3000/mcp\n');
     expect(result.stdout).toContain('  claude mcp add --transport http weather http://127.0.0.1:3000/mcp\n');
   });
 });

@@ -33,6 +33,7 @@ export function nextSteps(options: {
       '  npm run build            compile to dist/, which clients run',
       '',
       'Connect a client (README.md has the configurations for Claude Code, Claude Desktop and the MCP Inspector):',
+      '  npx gantry install claude-code      (or claude-desktop, cursor, vscode, gemini-cli, goose)',
       `  claude mcp add ${values.serverName} -- node ${values.entryArg}`,
       `  npx @modelcontextprotocol/inspector node ${values.entryArg}`,
     );
@@ -41,6 +42,7 @@ export function nextSteps(options: {
       '  npm run dev              serve it from source on http://127.0.0.1:3000/mcp, restarting on changes',
       '',
       'Connect a client while it runs (README.md has the configurations for Claude Code, Claude Desktop and the MCP Inspector):',
+      '  npx gantry install claude-code --url http://127.0.0.1:3000/mcp',
       `  claude mcp add --transport http ${values.serverName} http://127.0.0.1:3000/mcp`,
       '  npx @modelcontextprotocol/inspector   (transport "Streamable HTTP", URL http://127.0.0.1:3000/mcp)',
     );
