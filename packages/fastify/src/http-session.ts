@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerSession } from '@gantry/core';
-import type {
-  AuthInfo,
-  JSONRPCMessage,
-  RequestId,
-  SendOptions,
-  Transport,
-  TransportSink,
-  WireMessage,
+import {
+  type AuthInfo,
+  cancelledRequestIdOf,
+  isRequestId,
+  type JSONRPCMessage,
+  type RequestId,
+  type SendOptions,
+  type Transport,
+  type TransportSink,
+  type WireMessage,
 } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
@@ -50,6 +52,8 @@ export class HttpSession implements Transport {
   private outbox: JSONRPCMessage[] = [];
   private readonly sseOptions: SseWriterOptions;
   private readonly closeListeners = new Set<() => void>();
+  /** The answer of the POST being handed to the server right now (what it answers at once goes there). */
+  private delivering?: RequestStream;
 
   constructor(
     /** The `Mcp-Session-Id`; undefined in stateless mode. */
@@ -79,17 +83,22 @@ export class HttpSession implements Transport {
     return (this.standalone?.attached ?? false) || this.byRequest.size > 0;
   }
 
-  /** Hands a POSTed message (or batch) to the server; requests are answered on `reply`. */
+  /**
+   * Hands a POSTed message (or batch) to the server; requests are answered on `reply`.
+   * `requestIds` are the requests it carries; `answered` is true when the server answers
+   * something else in it too (a batch's invalid entries), so the POST needs an answer even
+   * without requests.
+   */
   post(
     value: unknown,
     requestIds: readonly RequestId[],
     reply: FastifyReply,
     stepUp?: (error: { message: string; data?: unknown }) => boolean,
-    answer: RequestStreamOptions & { responseMode?: ResponseMode } = {},
+    answer: RequestStreamOptions & { responseMode?: ResponseMode; answered?: boolean } = {},
   ): RequestStream | undefined {
     this.lastSeen = Date.now();
     let stream: RequestStream | undefined;
-    if (requestIds.length > 0) {
+    if (requestIds.length > 0 || answer.answered) {
       stream = new RequestStream(
         reply,
         requestIds,
@@ -104,9 +113,22 @@ export class HttpSession implements Transport {
         stepUp,
         answer,
       );
-      for (const id of requestIds) this.byRequest.set(id, stream);
+      // An id already in progress on another POST keeps its route; the server answers the
+      // duplicate at once with an error, which `delivering` carries to this POST.
+      for (const id of requestIds) if (!this.byRequest.get(id)?.isOpen) this.byRequest.set(id, stream);
     }
-    this.sink?.message(value);
+    const outer = this.delivering;
+    this.delivering = stream;
+    try {
+      this.sink?.message(value);
+    } finally {
+      this.delivering = outer;
+    }
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const cancelled = cancelledRequestIdOf(item);
+      // 2025-11-25 cancellation: no response will come for it, so its POST must not wait for one.
+      if (cancelled !== undefined) this.byRequest.get(cancelled)?.cancel(cancelled);
+    }
     return stream;
   }
 
@@ -172,14 +194,23 @@ export class HttpSession implements Transport {
 
   send(message: WireMessage, options?: SendOptions): void {
     if (this.closed) return;
+    const delivering = this.delivering;
     if (Array.isArray(message)) {
-      const first = message.find((m) => 'id' in m && m.id !== null) as { id: RequestId } | undefined;
-      const stream = first ? this.byRequest.get(first.id) : undefined;
+      // The answer of a whole batch. Written while the batch is handed over when nothing in
+      // it waits (invalid entries only); else it holds the response of one of its requests.
+      const stream = delivering ?? this.streamOfBatchAnswer(message);
       if (stream) stream.respond(undefined, message);
       return;
     }
     if (isResponse(message)) {
-      const id = (message as { id: RequestId }).id;
+      const id = (message as { id: RequestId | null }).id;
+      if (delivering && (id === null || delivering.awaits(id))) {
+        // Answered at once: a refused batch (id null) or a duplicate id.
+        if (id !== null && this.byRequest.get(id) === delivering) this.byRequest.delete(id);
+        delivering.respond(id ?? undefined, message);
+        return;
+      }
+      if (id === null) return this.unrelated(message);
       const stream = this.byRequest.get(id);
       if (stream) {
         this.byRequest.delete(id);
@@ -221,6 +252,16 @@ export class HttpSession implements Transport {
     }
     if (this.outbox.length >= this.options.outboxLimit) this.outbox.shift();
     this.outbox.push(message);
+  }
+
+  /** The POST a batch answer belongs to: the one carrying any of the requests it answers. */
+  private streamOfBatchAnswer(answers: readonly JSONRPCMessage[]): RequestStream | undefined {
+    for (const answer of answers) {
+      const id = (answer as { id?: unknown }).id;
+      const stream = isRequestId(id) ? this.byRequest.get(id) : undefined;
+      if (stream) return stream;
+    }
+    return undefined;
   }
 
   private finished(stream: RequestStream): void {

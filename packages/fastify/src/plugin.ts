@@ -342,11 +342,15 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     const messages: unknown[] = batch ? body : [body];
     if (batch && messages.length === 0)
       return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
+    // Classified as the Peer classifies them: it answers every request (unless cancelled) and,
+    // in a batch, every invalid entry (JSON-RPC 2.0 §6: id null when it has no usable id).
     const requestIds: RequestId[] = [];
+    let answered = false;
     let initialize = false;
     for (const message of messages) {
       const classified = classifyMessage(message);
       if (classified.kind === 'invalid' && !batch) return invalidMessage(reply, classified);
+      if (classified.kind === 'invalid') answered = true;
       if (classified.kind === 'request') {
         requestIds.push(classified.message.id);
         if (classified.message.method === 'initialize') initialize = true;
@@ -395,7 +399,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
       );
     }
-    const stream = session.post(body, requestIds, reply, stepUpFor(request, reply));
+    const stream = session.post(body, requestIds, reply, stepUpFor(request, reply), { answered });
     if (!stream) return reply.code(202).send();
     return reply;
   });
