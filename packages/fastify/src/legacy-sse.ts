@@ -56,12 +56,15 @@ interface LegacyDeps {
   sessions: SessionStore;
 }
 
-/** `GET <ssePath>` opens a legacy session; `POST <messagesPath>?sessionId=…` carries client messages. */
+/**
+ * `GET <ssePath>` opens a legacy session; `POST <messagesPath>?sessionId=…` carries client messages.
+ * Returns the count of open connections, which `sessions.max` counts with the Streamable HTTP sessions.
+ */
 export function registerLegacySse(
   fastify: FastifyInstance,
   options: ResolvedOptions & { legacySse: NonNullable<ResolvedOptions['legacySse']> },
   deps: LegacyDeps,
-): void {
+): { readonly size: number } {
   const { ssePath, messagesPath } = options.legacySse;
   const live = new Map<string, LegacySseSession>();
   const principalOf = (auth: AuthInfo | undefined) =>
@@ -131,4 +134,10 @@ export function registerLegacySse(
     session.deliver(request.body);
     return reply.code(202).header('content-type', 'text/plain').send('Accepted');
   });
+
+  return {
+    get size() {
+      return live.size;
+    },
+  };
 }
