@@ -21,6 +21,10 @@ export interface HttpSessionOptions {
   readonly eventStore?: EventStore;
   readonly retryMs: number;
   readonly keepAliveMs: number;
+  /** See {@link SseWriterOptions.maxQueuedBytes}. */
+  readonly maxQueuedBytes: number;
+  /** Told why a connection was closed because its client does not read. */
+  readonly onOverflow?: (reason: string) => void;
   /** Unrelated messages kept while no GET stream is open. */
   readonly outboxLimit: number;
 }
@@ -67,6 +71,8 @@ export class HttpSession implements Transport {
       eventStore: options.eventStore,
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: options.onOverflow,
     };
   }
 
@@ -192,37 +198,35 @@ export class HttpSession implements Transport {
     return this.byRequest.get(requestId)?.closeConnection() ?? false;
   }
 
-  send(message: WireMessage, options?: SendOptions): void {
-    if (this.closed) return;
+  /** Routes a message to its stream; the promise settles once that stream can take more. */
+  send(message: WireMessage, options?: SendOptions): Promise<void> | undefined {
+    if (this.closed) return undefined;
     const delivering = this.delivering;
     if (Array.isArray(message)) {
       // The answer of a whole batch. Written while the batch is handed over when nothing in
       // it waits (invalid entries only); else it holds the response of one of its requests.
       const stream = delivering ?? this.streamOfBatchAnswer(message);
-      if (stream) stream.respond(undefined, message);
-      return;
+      return stream?.respond(undefined, message);
     }
     if (isResponse(message)) {
       const id = (message as { id: RequestId | null }).id;
       if (delivering && (id === null || delivering.awaits(id))) {
         // Answered at once: a refused batch (id null) or a duplicate id.
         if (id !== null && this.byRequest.get(id) === delivering) this.byRequest.delete(id);
-        delivering.respond(id ?? undefined, message);
-        return;
+        return delivering.respond(id ?? undefined, message);
       }
       if (id === null) return this.unrelated(message);
       const stream = this.byRequest.get(id);
       if (stream) {
         this.byRequest.delete(id);
-        stream.respond(id, message);
-        return;
+        return stream.respond(id, message);
       }
     } else {
       const related = options?.relatedRequestId;
-      const stream = related === undefined ? undefined : this.byRequest.get(related);
-      if (stream?.related(message)) return;
+      const written = related === undefined ? undefined : this.byRequest.get(related)?.related(message);
+      if (written) return written;
     }
-    this.unrelated(message);
+    return this.unrelated(message);
   }
 
   async close(): Promise<void> {
@@ -244,14 +248,15 @@ export class HttpSession implements Transport {
     this.closeListeners.add(listener);
   }
 
-  /** Server-initiated messages go on the GET stream, or wait for one (bounded). */
-  private unrelated(message: JSONRPCMessage): void {
-    if (this.standalone && !this.standalone.isEnded) {
-      this.standalone.write(message);
-      return;
-    }
+  /**
+   * Server-initiated messages go on the GET stream, or wait for one (bounded). Each stream has
+   * its own queue, so a broadcast to many sessions is not held up by one slow reader.
+   */
+  private unrelated(message: JSONRPCMessage): Promise<void> | undefined {
+    if (this.standalone && !this.standalone.isEnded) return this.standalone.write(message);
     if (this.outbox.length >= this.options.outboxLimit) this.outbox.shift();
     this.outbox.push(message);
+    return undefined;
   }
 
   /** The POST a batch answer belongs to: the one carrying any of the requests it answers. */

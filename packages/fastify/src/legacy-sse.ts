@@ -92,6 +92,8 @@ export function registerLegacySse(
     const writer = new SseWriter(id, {
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: (reason) => options.app.logger.warn(reason),
       eventName: 'message',
     });
     writer.attach(reply.raw, false);

@@ -193,6 +193,8 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     eventStore: options.eventStore,
     retryMs: options.retryMs,
     keepAliveMs: options.keepAliveMs,
+    maxQueuedBytes: options.maxQueuedBytes,
+    onOverflow: (reason: string) => app.logger.warn(reason),
     outboxLimit: 1000,
   };
 

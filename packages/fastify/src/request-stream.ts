@@ -59,45 +59,46 @@ export class RequestStream {
   }
 
   /**
-   * A notification or request tied to one of this POST's requests. Returns false in `json`
-   * mode, where it cannot travel on this answer (the caller then uses the standalone stream).
+   * A notification or request tied to one of this POST's requests: the promise of its write
+   * (settled once the client can take more). Undefined in `json` mode, where it cannot travel
+   * on this answer (the caller then uses the standalone stream).
    */
-  related(message: JSONRPCMessage): boolean {
-    if (this.finished) return false;
+  related(message: JSONRPCMessage): Promise<void> | undefined {
+    if (this.finished) return undefined;
     if (!this.sse) {
-      if (this.mode === 'json') return false;
+      if (this.mode === 'json') return undefined;
       this.upgrade();
     }
-    (this.sse as SseWriter).write(message);
-    return true;
+    return (this.sse as SseWriter).write(message);
   }
 
   /** The response (or batch of responses) to this POST's request(s). */
-  respond(id: RequestId | undefined, message: JSONRPCMessage | JSONRPCMessage[]): void {
-    if (this.finished) return;
+  respond(id: RequestId | undefined, message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> | undefined {
+    if (this.finished) return undefined;
     // An array, or an error without id (a batch refused as a whole), answers every request.
     if (Array.isArray(message) || id === undefined) this.pending.clear();
     else this.pending.delete(id);
     const last = this.pending.size === 0;
     if (this.sse) {
-      this.sse.write(message);
+      const written = this.sse.write(message);
       if (last) {
         this.finished = true;
-        this.sse.end();
+        void this.sse.end();
         this.onFinish(this);
       }
-      return;
+      return written;
     }
     // JSON mode: a POST with several requests (a batch) is answered once, as an array.
-    if (!last) return;
+    if (!last) return undefined;
     this.finished = true;
     this.onFinish(this);
     const error = (message as { error?: { message: string; data?: { insufficientScope?: boolean } } }).error;
-    if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return;
+    if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return undefined;
     if (!this.reply.sent) {
       const status = this.extras.statusOf?.(message) ?? 200;
       this.reply.code(status).header('content-type', 'application/json').send(JSON.stringify(message));
     }
+    return undefined;
   }
 
   /**
