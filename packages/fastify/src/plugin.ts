@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import {
   type AuthInfo,
   classifyMessage,
@@ -9,8 +10,12 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
-import { isUtf8 } from 'node:buffer';
-import { type FastifyInstance, type FastifyReply, type FastifyRequest, errorCodes as fastifyErrors } from 'fastify';
+import {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  errorCodes as fastifyErrors,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import {
   authenticate,
@@ -109,7 +114,10 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   // Any other media type: 415, as Fastify answers by default, except on DELETE (read and dropped).
   fastify.addContentTypeParser('*', (request, payload, done) => {
     if (request.method !== 'DELETE') {
-      return done(new fastifyErrors.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined);
+      return done(
+        new fastifyErrors.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']),
+        undefined,
+      );
     }
     payload.on('error', (error) => done(error, undefined));
     payload.on('end', () => done(null, undefined));

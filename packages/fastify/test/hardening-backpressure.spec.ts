@@ -44,7 +44,12 @@ async function listen(options: Omit<GantryMcpOptions, 'app'> = {}) {
 }
 
 /** Sends a request over a real socket and resolves with the response, already paused: nothing is read. */
-function unread(url: string, session: string, method: 'GET' | 'POST', body?: unknown): Promise<IncomingMessage> {
+function unread(
+  url: string,
+  session: string,
+  method: 'GET' | 'POST',
+  body?: unknown,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method,

@@ -84,7 +84,9 @@ describe('HTTP batches (2025-03-26)', () => {
   it('still answers 202 for a batch of notifications only', async () => {
     const s = await server();
     const id = await initSession(s.fastify, '2025-03-26');
-    const response = await post(s.fastify, id, [{ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]);
+    const response = await post(s.fastify, id, [
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    ]);
     expect(response.statusCode).toBe(202);
     expect(response.body).toBe('');
     await s.close();
@@ -128,9 +130,9 @@ describe('a cancelled request on HTTP', () => {
     await post(s.fastify, id, cancel(8), '2025-11-25');
     await call;
     await closed;
-    expect((await post(s.fastify, id, { jsonrpc: '2.0', id: 9, method: 'ping' }, '2025-11-25')).statusCode).toBe(
-      404,
-    );
+    expect(
+      (await post(s.fastify, id, { jsonrpc: '2.0', id: 9, method: 'ping' }, '2025-11-25')).statusCode,
+    ).toBe(404);
     await s.close();
   });
 
@@ -149,7 +151,11 @@ describe('a cancelled request on HTTP', () => {
   it('answers the rest of a batch when some of its requests are cancelled', async () => {
     const s = await server({ responseMode: 'json' });
     const id = await initSession(s.fastify, '2025-03-26');
-    const call = post(s.fastify, id, [hold(1, 'gone'), hold(2, 'kept'), { jsonrpc: '2.0', id: 3, method: 'ping' }]);
+    const call = post(s.fastify, id, [
+      hold(1, 'gone'),
+      hold(2, 'kept'),
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+    ]);
     await Promise.all([s.journal.whenStarted('gone'), s.journal.whenStarted('kept')]);
     await post(s.fastify, id, cancel(1));
     s.journal.started.get('kept')?.();
@@ -157,7 +163,9 @@ describe('a cancelled request on HTTP', () => {
     expect(answer.statusCode).toBe(200);
     const body = answer.json() as Array<{ id: number; result?: unknown }>;
     expect(body.map((m) => m.id).sort()).toEqual([2, 3]);
-    expect(body.find((m) => m.id === 2)?.result).toEqual({ content: [{ type: 'text', text: 'released kept' }] });
+    expect(body.find((m) => m.id === 2)?.result).toEqual({
+      content: [{ type: 'text', text: 'released kept' }],
+    });
     await s.close();
   });
 });

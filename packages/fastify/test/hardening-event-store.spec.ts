@@ -68,7 +68,12 @@ describe('InMemoryEventStore byte budget', () => {
         method: 'POST',
         url: '/mcp',
         headers,
-        payload: { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'weather', arguments: { city: 'Bern' } } },
+        payload: {
+          jsonrpc: '2.0',
+          id: n,
+          method: 'tools/call',
+          params: { name: 'weather', arguments: { city: 'Bern' } },
+        },
       });
     const first = await call(2);
     const eventId = /^id: (\S+)$/m.exec(first.body)?.[1] as string;
@@ -79,7 +84,9 @@ describe('InMemoryEventStore byte budget', () => {
       headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': eventId },
     });
     expect(resume.statusCode).toBe(400);
-    expect(resume.json().error.message).toBe(`Bad Request: Last-Event-ID ${JSON.stringify(eventId)} is unknown or expired`);
+    expect(resume.json().error.message).toBe(
+      `Bad Request: Last-Event-ID ${JSON.stringify(eventId)} is unknown or expired`,
+    );
     await server.close();
   });
 });

@@ -36,7 +36,10 @@ describe('HTTP bodies that are not valid UTF-8', () => {
       url: '/mcp',
       headers: json,
       payload: Buffer.from(
-        JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: { name: 'Zürich ☃', version: '1' } } }),
+        JSON.stringify({
+          ...INITIALIZE,
+          params: { ...INITIALIZE.params, clientInfo: { name: 'Zürich ☃', version: '1' } },
+        }),
       ),
     });
     expect(response.statusCode).toBe(200);
@@ -47,9 +50,17 @@ describe('HTTP bodies that are not valid UTF-8', () => {
 describe('DELETE ends the session whatever its body', () => {
   it.each([
     ['Content-Type: application/json and no body', { 'content-type': 'application/json' }, undefined],
-    ['Content-Type: application/json and a body that is not JSON', { 'content-type': 'application/json' }, 'bye'],
+    [
+      'Content-Type: application/json and a body that is not JSON',
+      { 'content-type': 'application/json' },
+      'bye',
+    ],
     ['Content-Type: text/plain and a body', { 'content-type': 'text/plain' }, 'bye'],
-    ['Content-Type: application/octet-stream and a body', { 'content-type': 'application/octet-stream' }, 'bye'],
+    [
+      'Content-Type: application/octet-stream and a body',
+      { 'content-type': 'application/octet-stream' },
+      'bye',
+    ],
   ])('with %s', async (_name, headers, payload) => {
     const server = await featureServer();
     const id = await initSession(server.fastify);
@@ -117,7 +128,11 @@ describe('legacy HTTP+SSE connections and sessions.max', () => {
   it('counts an open legacy connection when an initialize would exceed the limit (503)', async () => {
     const server = await listen(1);
     const legacy = await openLegacy(server.base);
-    const refused = await fetch(`${server.base}/mcp`, { method: 'POST', headers: json, body: JSON.stringify(INITIALIZE) });
+    const refused = await fetch(`${server.base}/mcp`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
       'Service Unavailable: the server is at its limit of 1 sessions; try again later',
@@ -128,7 +143,11 @@ describe('legacy HTTP+SSE connections and sessions.max', () => {
 
   it('counts Streamable HTTP sessions when a legacy connection opens (503)', async () => {
     const server = await listen(1);
-    const accepted = await fetch(`${server.base}/mcp`, { method: 'POST', headers: json, body: JSON.stringify(INITIALIZE) });
+    const accepted = await fetch(`${server.base}/mcp`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(accepted.status).toBe(200);
     const refused = await fetch(`${server.base}/sse`, { headers: { accept: 'text/event-stream' } });
     expect(refused.status).toBe(503);

@@ -1,6 +1,6 @@
 import {
-  cancelledRequestIdOf,
   ConnectionClosedError,
+  cancelledRequestIdOf,
   isRequestId,
   Method,
   ParseError,
