@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerSession } from '@gantry/core';
-import type {
-  AuthInfo,
-  JSONRPCMessage,
-  RequestId,
-  SendOptions,
-  Transport,
-  TransportSink,
-  WireMessage,
+import {
+  type AuthInfo,
+  cancelledRequestIdOf,
+  isRequestId,
+  type JSONRPCMessage,
+  type RequestId,
+  type SendOptions,
+  type Transport,
+  type TransportSink,
+  type WireMessage,
 } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
@@ -19,6 +21,10 @@ export interface HttpSessionOptions {
   readonly eventStore?: EventStore;
   readonly retryMs: number;
   readonly keepAliveMs: number;
+  /** See {@link SseWriterOptions.maxQueuedBytes}. */
+  readonly maxQueuedBytes: number;
+  /** Told why a connection was closed because its client does not read. */
+  readonly onOverflow?: (reason: string) => void;
   /** Unrelated messages kept while no GET stream is open. */
   readonly outboxLimit: number;
 }
@@ -50,6 +56,8 @@ export class HttpSession implements Transport {
   private outbox: JSONRPCMessage[] = [];
   private readonly sseOptions: SseWriterOptions;
   private readonly closeListeners = new Set<() => void>();
+  /** The answer of the POST being handed to the server right now (what it answers at once goes there). */
+  private delivering?: RequestStream;
 
   constructor(
     /** The `Mcp-Session-Id`; undefined in stateless mode. */
@@ -63,6 +71,8 @@ export class HttpSession implements Transport {
       eventStore: options.eventStore,
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: options.onOverflow,
     };
   }
 
@@ -79,17 +89,22 @@ export class HttpSession implements Transport {
     return (this.standalone?.attached ?? false) || this.byRequest.size > 0;
   }
 
-  /** Hands a POSTed message (or batch) to the server; requests are answered on `reply`. */
+  /**
+   * Hands a POSTed message (or batch) to the server; requests are answered on `reply`.
+   * `requestIds` are the requests it carries; `answered` is true when the server answers
+   * something else in it too (a batch's invalid entries), so the POST needs an answer even
+   * without requests.
+   */
   post(
     value: unknown,
     requestIds: readonly RequestId[],
     reply: FastifyReply,
     stepUp?: (error: { message: string; data?: unknown }) => boolean,
-    answer: RequestStreamOptions & { responseMode?: ResponseMode } = {},
+    answer: RequestStreamOptions & { responseMode?: ResponseMode; answered?: boolean } = {},
   ): RequestStream | undefined {
     this.lastSeen = Date.now();
     let stream: RequestStream | undefined;
-    if (requestIds.length > 0) {
+    if (requestIds.length > 0 || answer.answered) {
       stream = new RequestStream(
         reply,
         requestIds,
@@ -104,9 +119,22 @@ export class HttpSession implements Transport {
         stepUp,
         answer,
       );
-      for (const id of requestIds) this.byRequest.set(id, stream);
+      // An id already in progress on another POST keeps its route; the server answers the
+      // duplicate at once with an error, which `delivering` carries to this POST.
+      for (const id of requestIds) if (!this.byRequest.get(id)?.isOpen) this.byRequest.set(id, stream);
     }
-    this.sink?.message(value);
+    const outer = this.delivering;
+    this.delivering = stream;
+    try {
+      this.sink?.message(value);
+    } finally {
+      this.delivering = outer;
+    }
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const cancelled = cancelledRequestIdOf(item);
+      // 2025-11-25 cancellation: no response will come for it, so its POST must not wait for one.
+      if (cancelled !== undefined) this.byRequest.get(cancelled)?.cancel(cancelled);
+    }
     return stream;
   }
 
@@ -170,28 +198,35 @@ export class HttpSession implements Transport {
     return this.byRequest.get(requestId)?.closeConnection() ?? false;
   }
 
-  send(message: WireMessage, options?: SendOptions): void {
-    if (this.closed) return;
+  /** Routes a message to its stream; the promise settles once that stream can take more. */
+  send(message: WireMessage, options?: SendOptions): Promise<void> | undefined {
+    if (this.closed) return undefined;
+    const delivering = this.delivering;
     if (Array.isArray(message)) {
-      const first = message.find((m) => 'id' in m && m.id !== null) as { id: RequestId } | undefined;
-      const stream = first ? this.byRequest.get(first.id) : undefined;
-      if (stream) stream.respond(undefined, message);
-      return;
+      // The answer of a whole batch. Written while the batch is handed over when nothing in
+      // it waits (invalid entries only); else it holds the response of one of its requests.
+      const stream = delivering ?? this.streamOfBatchAnswer(message);
+      return stream?.respond(undefined, message);
     }
     if (isResponse(message)) {
-      const id = (message as { id: RequestId }).id;
+      const id = (message as { id: RequestId | null }).id;
+      if (delivering && (id === null || delivering.awaits(id))) {
+        // Answered at once: a refused batch (id null) or a duplicate id.
+        if (id !== null && this.byRequest.get(id) === delivering) this.byRequest.delete(id);
+        return delivering.respond(id ?? undefined, message);
+      }
+      if (id === null) return this.unrelated(message);
       const stream = this.byRequest.get(id);
       if (stream) {
         this.byRequest.delete(id);
-        stream.respond(id, message);
-        return;
+        return stream.respond(id, message);
       }
     } else {
       const related = options?.relatedRequestId;
-      const stream = related === undefined ? undefined : this.byRequest.get(related);
-      if (stream?.related(message)) return;
+      const written = related === undefined ? undefined : this.byRequest.get(related)?.related(message);
+      if (written) return written;
     }
-    this.unrelated(message);
+    return this.unrelated(message);
   }
 
   async close(): Promise<void> {
@@ -213,14 +248,25 @@ export class HttpSession implements Transport {
     this.closeListeners.add(listener);
   }
 
-  /** Server-initiated messages go on the GET stream, or wait for one (bounded). */
-  private unrelated(message: JSONRPCMessage): void {
-    if (this.standalone && !this.standalone.isEnded) {
-      this.standalone.write(message);
-      return;
-    }
+  /**
+   * Server-initiated messages go on the GET stream, or wait for one (bounded). Each stream has
+   * its own queue, so a broadcast to many sessions is not held up by one slow reader.
+   */
+  private unrelated(message: JSONRPCMessage): Promise<void> | undefined {
+    if (this.standalone && !this.standalone.isEnded) return this.standalone.write(message);
     if (this.outbox.length >= this.options.outboxLimit) this.outbox.shift();
     this.outbox.push(message);
+    return undefined;
+  }
+
+  /** The POST a batch answer belongs to: the one carrying any of the requests it answers. */
+  private streamOfBatchAnswer(answers: readonly JSONRPCMessage[]): RequestStream | undefined {
+    for (const answer of answers) {
+      const id = (answer as { id?: unknown }).id;
+      const stream = isRequestId(id) ? this.byRequest.get(id) : undefined;
+      if (stream) return stream;
+    }
+    return undefined;
   }
 
   private finished(stream: RequestStream): void {

@@ -57,12 +57,15 @@ interface LegacyDeps {
   sessions: SessionStore;
 }
 
-/** `GET <ssePath>` opens a legacy session; `POST <messagesPath>?sessionId=…` carries client messages. */
+/**
+ * `GET <ssePath>` opens a legacy session; `POST <messagesPath>?sessionId=…` carries client messages.
+ * Returns the count of open connections, which `sessions.max` counts with the Streamable HTTP sessions.
+ */
 export function registerLegacySse(
   fastify: FastifyInstance,
   options: ResolvedOptions & { legacySse: NonNullable<ResolvedOptions['legacySse']> },
   deps: LegacyDeps,
-): void {
+): { readonly size: number } {
   const { ssePath, messagesPath } = options.legacySse;
   const live = new Map<string, LegacySseSession>();
 
@@ -88,6 +91,8 @@ export function registerLegacySse(
     const writer = new SseWriter(id, {
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: (reason) => options.app.logger.warn(reason),
       eventName: 'message',
     });
     writer.attach(reply.raw, false);
@@ -130,4 +135,10 @@ export function registerLegacySse(
     session.deliver(request.body);
     return reply.code(202).header('content-type', 'text/plain').send('Accepted');
   });
+
+  return {
+    get size() {
+      return live.size;
+    },
+  };
 }

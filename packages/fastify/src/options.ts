@@ -29,6 +29,13 @@ export interface GantryMcpOptions {
     retryMs?: number;
     /** Keep-alive comments on idle streams, in ms; 0 turns them off. Default 25 000. */
     keepAliveMs?: number;
+    /**
+     * Bytes one SSE connection may hold unsent while its client does not read. Handlers that
+     * await `ctx.log`/`ctx.progress` wait for the client (`drain`) instead; messages sent without
+     * waiting (broadcasts, un-awaited logs) queue up to this, and one more closes the connection
+     * with a logged warning (the stream stays resumable with `Last-Event-ID`). Default 16 MiB.
+     */
+    maxQueuedBytes?: number;
   };
   /** Largest accepted body, in bytes; larger → 413. Default 4 MiB. */
   bodyLimit?: number;
@@ -64,6 +71,7 @@ export interface ResolvedOptions {
   readonly eventStore: EventStore | undefined;
   readonly retryMs: number;
   readonly keepAliveMs: number;
+  readonly maxQueuedBytes: number;
   readonly bodyLimit: number;
   /** The Host/Origin policy built from `allowedHosts`, `allowedOrigins` and the CORS origins. */
   readonly hostOrigin: HostOriginPolicy;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import {
   type AuthInfo,
   classifyMessage,
@@ -10,7 +11,12 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  errorCodes as fastifyErrors,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import {
   authenticate,
@@ -72,27 +78,47 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   const { app, path } = options;
   app.server.stateless.warnIfKeyIsEphemeral();
   const sessions = new SessionStore(options.idleTimeoutMs);
+  /** Open legacy HTTP+SSE connections, once their endpoints are registered below. */
+  let legacy: { readonly size: number } = { size: 0 };
   const authByRequest = new WeakMap<FastifyRequest, AuthInfo>();
   const mcpPath = `${fastify.prefix}${path}`;
 
-  // JSON bodies: a parse failure is a JSON-RPC parse error (−32700) with HTTP 400.
+  // JSON bodies: a parse failure is a JSON-RPC parse error (−32700) with HTTP 400. JSON-RPC
+  // messages are UTF-8 (MCP 2025-11-25, Transports; RFC 8259 §8.1): a body that is not is
+  // refused, as stdio refuses such a line, rather than decoded with U+FFFD. A DELETE ends the
+  // session whatever it carries, so its body is never parsed.
+  const parseFailure = (message: string) => {
+    const failure = new Error(`Parse error: ${message}`) as Error & { statusCode: number; mcpCode: number };
+    failure.statusCode = 400;
+    failure.mcpCode = ErrorCode.ParseError;
+    return failure;
+  };
   fastify.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit: options.bodyLimit },
-    (_request, body, done) => {
+    { parseAs: 'buffer', bodyLimit: options.bodyLimit },
+    (request, body, done) => {
+      if (request.method === 'DELETE') return done(null, undefined);
+      const bytes = body as Buffer;
+      if (!isUtf8(bytes)) return done(parseFailure('the body is not valid UTF-8'), undefined);
       try {
-        done(null, JSON.parse(body as string));
+        done(null, JSON.parse(bytes.toString('utf8')));
       } catch (error) {
-        const failure = new Error(`Parse error: ${(error as Error).message}`) as Error & {
-          statusCode: number;
-          mcpCode: number;
-        };
-        failure.statusCode = 400;
-        failure.mcpCode = ErrorCode.ParseError;
-        done(failure, undefined);
+        done(parseFailure((error as Error).message), undefined);
       }
     },
   );
+  // Any other media type: 415, as Fastify answers by default, except on DELETE (read and dropped).
+  fastify.addContentTypeParser('*', (request, payload, done) => {
+    if (request.method !== 'DELETE') {
+      return done(
+        new fastifyErrors.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']),
+        undefined,
+      );
+    }
+    payload.on('error', (error) => done(error, undefined));
+    payload.on('end', () => done(null, undefined));
+    payload.resume();
+  });
 
   fastify.setErrorHandler(
     (error: Error & { statusCode?: number; code?: string; mcpCode?: number }, _request, reply) => {
@@ -171,6 +197,8 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     eventStore: options.eventStore,
     retryMs: options.retryMs,
     keepAliveMs: options.keepAliveMs,
+    maxQueuedBytes: options.maxQueuedBytes,
+    onOverflow: (reason: string) => app.logger.warn(reason),
     outboxLimit: 1000,
   };
 
@@ -338,11 +366,15 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     const messages: unknown[] = batch ? body : [body];
     if (batch && messages.length === 0)
       return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
+    // Classified as the Peer classifies them: it answers every request (unless cancelled) and,
+    // in a batch, every invalid entry (JSON-RPC 2.0 §6: id null when it has no usable id).
     const requestIds: RequestId[] = [];
+    let answered = false;
     let initialize = false;
     for (const message of messages) {
       const classified = classifyMessage(message);
       if (classified.kind === 'invalid' && !batch) return invalidMessage(reply, classified);
+      if (classified.kind === 'invalid') answered = true;
       if (classified.kind === 'request') {
         requestIds.push(classified.message.id);
         if (classified.message.method === 'initialize') initialize = true;
@@ -363,7 +395,8 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
       if (!initialize) session.server?.assumeInitialized(version ?? '2025-03-26', STATELESS_REASON);
       reply.raw.on('close', () => void session.close());
     } else if (initialize) {
-      if (sessions.size >= options.maxSessions) {
+      // Legacy HTTP+SSE connections count too (docs/http.md, Sessions).
+      if (sessions.size + legacy.size >= options.maxSessions) {
         return sendError(
           reply,
           503,
@@ -391,7 +424,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
       );
     }
-    const stream = session.post(body, requestIds, reply, stepUpFor(request, reply));
+    const stream = session.post(body, requestIds, reply, stepUpFor(request, reply), { answered });
     if (!stream) return reply.code(202).send();
     return reply;
   });
@@ -467,7 +500,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   });
 
   if (options.legacySse) {
-    registerLegacySse(
+    legacy = registerLegacySse(
       fastify,
       options as ResolvedOptions & { legacySse: NonNullable<ResolvedOptions['legacySse']> },
       {

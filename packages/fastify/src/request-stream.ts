@@ -30,7 +30,7 @@ export class RequestStream {
     private readonly sseOptions: SseWriterOptions,
     private readonly newStreamId: () => string,
     private readonly onSse: (writer: SseWriter, stream: RequestStream) => void,
-    private readonly onFinish: (stream: RequestStream, response: JSONRPCMessage | JSONRPCMessage[]) => void,
+    private readonly onFinish: (stream: RequestStream) => void,
     /** Answers an insufficient-scope error with an HTTP 403 challenge; true when it did. */
     private readonly stepUp?: (error: { message: string; data?: unknown }) => boolean,
     private readonly extras: RequestStreamOptions = {},
@@ -43,50 +43,62 @@ export class RequestStream {
     return this.finished;
   }
 
+  /** True until the answer is complete (or ended without one). */
+  get isOpen(): boolean {
+    return !this.finished;
+  }
+
+  /** True while this POST still waits for the response to request `id`. */
+  awaits(id: RequestId): boolean {
+    return !this.finished && this.pending.has(id);
+  }
+
   /** The SSE writer, once the answer became a stream. */
   get writer(): SseWriter | undefined {
     return this.sse;
   }
 
   /**
-   * A notification or request tied to one of this POST's requests. Returns false in `json`
-   * mode, where it cannot travel on this answer (the caller then uses the standalone stream).
+   * A notification or request tied to one of this POST's requests: the promise of its write
+   * (settled once the client can take more). Undefined in `json` mode, where it cannot travel
+   * on this answer (the caller then uses the standalone stream).
    */
-  related(message: JSONRPCMessage): boolean {
-    if (this.finished) return false;
+  related(message: JSONRPCMessage): Promise<void> | undefined {
+    if (this.finished) return undefined;
     if (!this.sse) {
-      if (this.mode === 'json') return false;
+      if (this.mode === 'json') return undefined;
       this.upgrade();
     }
-    (this.sse as SseWriter).write(message);
-    return true;
+    return (this.sse as SseWriter).write(message);
   }
 
   /** The response (or batch of responses) to this POST's request(s). */
-  respond(id: RequestId | undefined, message: JSONRPCMessage | JSONRPCMessage[]): void {
-    if (this.finished) return;
-    if (Array.isArray(message)) this.pending.clear();
-    else if (id !== undefined) this.pending.delete(id);
+  respond(id: RequestId | undefined, message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> | undefined {
+    if (this.finished) return undefined;
+    // An array, or an error without id (a batch refused as a whole), answers every request.
+    if (Array.isArray(message) || id === undefined) this.pending.clear();
+    else this.pending.delete(id);
     const last = this.pending.size === 0;
     if (this.sse) {
-      this.sse.write(message);
+      const written = this.sse.write(message);
       if (last) {
         this.finished = true;
-        this.sse.end();
-        this.onFinish(this, message);
+        void this.sse.end();
+        this.onFinish(this);
       }
-      return;
+      return written;
     }
     // JSON mode: a POST with several requests (a batch) is answered once, as an array.
-    if (!last) return;
+    if (!last) return undefined;
     this.finished = true;
-    this.onFinish(this, message);
+    this.onFinish(this);
     const error = (message as { error?: { message: string; data?: { insufficientScope?: boolean } } }).error;
-    if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return;
+    if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return undefined;
     if (!this.reply.sent) {
       const status = this.extras.statusOf?.(message) ?? 200;
       this.reply.code(status).header('content-type', 'application/json').send(JSON.stringify(message));
     }
+    return undefined;
   }
 
   /**
@@ -102,6 +114,21 @@ export class RequestStream {
     // Queued behind the priming event, so the client always has an id to resume from.
     void writer.exclusive(async () => writer.detach());
     return true;
+  }
+
+  /**
+   * The client cancelled request `id` (`notifications/cancelled`): the server sends no response
+   * for it (MCP 2025-11-25, Cancellation). Once every request of the POST is answered or
+   * cancelled, the POST ends without more: an SSE answer closes after the events sent so far,
+   * a JSON one becomes `202 Accepted` with no body (what the official SDK clients accept for a
+   * POST that gets no JSON-RPC answer). A batch's answers not yet sent by then are dropped.
+   */
+  cancel(id: RequestId): void {
+    if (this.finished || !this.pending.delete(id) || this.pending.size > 0) return;
+    this.finished = true;
+    if (this.sse) void this.sse.end();
+    else if (!this.reply.sent) this.reply.code(202).send();
+    this.onFinish(this);
   }
 
   /** Ends the answer without a response (session closed). */

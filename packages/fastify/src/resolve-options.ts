@@ -110,6 +110,7 @@ export function resolveOptions(options: GantryMcpOptions): ResolvedOptions {
     eventStore: options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore()),
     retryMs: positive(options.sse?.retryMs, 'sse.retryMs', 1000, true),
     keepAliveMs: positive(options.sse?.keepAliveMs, 'sse.keepAliveMs', 25_000, true),
+    maxQueuedBytes: positive(options.sse?.maxQueuedBytes, 'sse.maxQueuedBytes', 16 * 1024 * 1024),
     bodyLimit: positive(options.bodyLimit, 'bodyLimit', 4 * 1024 * 1024),
     hostOrigin: new HostOriginPolicy({
       allowedHosts,

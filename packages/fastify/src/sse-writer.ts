@@ -11,14 +11,35 @@ export interface SseWriterOptions {
   keepAliveMs: number;
   /** SSE event name for messages; legacy HTTP+SSE uses `message`. */
   eventName?: string;
+  /**
+   * Bytes of messages a connection may hold unsent (in this writer's queue and in the response's
+   * buffer) while the client does not read. A message that would take it past this closes the
+   * connection instead of buffering without bound.
+   */
+  maxQueuedBytes: number;
+  /** Told why, when a connection is closed because its client does not read. */
+  onOverflow?: (reason: string) => void;
 }
 
-/** Writes one SSE stream: priming event, id'd message events, keep-alive comments. */
+/**
+ * Writes one SSE stream: priming event, id'd message events, keep-alive comments.
+ *
+ * Writes are bounded the way the WebSocket transport bounds them: when the response's `write()`
+ * returns false, the next message waits for `drain`, and the promise `write()` returned settles
+ * only once its message was handed on, so a handler that awaits `ctx.log` or `ctx.progress`
+ * waits for the client. Messages sent without waiting queue up to `maxQueuedBytes`; one more
+ * closes the connection (logged through `onOverflow`). The logical stream lives on: with an
+ * event store its messages are still stored, and the client can resume with `Last-Event-ID`.
+ */
 export class SseWriter {
   private response?: ServerResponse;
   private tail: Promise<void> = Promise.resolve();
   private keepAlive?: NodeJS.Timeout;
   private ended = false;
+  /** Bytes of messages accepted by `write()` and not yet handed to the response. */
+  private queuedBytes = 0;
+  /** Ends the wait for `drain`, if one is under way. */
+  private wake?: () => void;
   /** Id of the last event written or stored. */
   lastEventId?: string;
 
@@ -45,27 +66,38 @@ export class SseWriter {
     }
   }
 
-  /** Writes a raw chunk now (used by `endpoint` events and comments). */
+  /** Writes a raw chunk now (used by `endpoint` events and comments; skipped while congested). */
   raw(chunk: string): void {
-    if (this.response && !this.response.writableEnded) this.response.write(chunk);
+    const response = this.response;
+    if (response && !response.writableEnded && !response.writableNeedDrain) response.write(chunk);
   }
 
   /**
    * Writes a message event; stored first when there is an event store, so that it survives a
-   * dropped connection. Writes stay in order even when the store is asynchronous.
+   * dropped connection. Writes stay in order even when the store is asynchronous. The promise
+   * settles once the event is handed to the connection (after `drain` when it was congested),
+   * or dropped because no connection is attached.
    */
   write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
-    const store = this.options.eventStore;
-    const data = JSON.stringify(message);
-    const name = this.options.eventName ? `event: ${this.options.eventName}\n` : '';
-    if (!store || Array.isArray(message)) {
-      this.tail = this.tail.then(() => this.raw(`${name}data: ${data}\n\n`));
-      return this.tail;
+    const store = this.options.eventStore && !Array.isArray(message) ? this.options.eventStore : undefined;
+    const response = this.response;
+    // Nowhere to write and nothing to keep: the message is lost as it always was on a closed stream.
+    if (!response && !store) return this.tail;
+    const data = response ? JSON.stringify(message) : '';
+    const bytes = response ? Buffer.byteLength(data) : 0;
+    if (response && this.queuedBytes + response.writableLength + bytes > this.options.maxQueuedBytes) {
+      this.overflow(response);
+      return this.write(message);
     }
+    this.queuedBytes += bytes;
+    const name = this.options.eventName ? `event: ${this.options.eventName}\n` : '';
     this.tail = this.tail.then(async () => {
-      const id = await store.storeEvent(this.streamId, message);
-      this.lastEventId = id;
-      this.raw(`${name}id: ${id}\ndata: ${data}\n\n`);
+      const id = store ? await store.storeEvent(this.streamId, message as JSONRPCMessage) : undefined;
+      if (id !== undefined) this.lastEventId = id;
+      this.queuedBytes -= bytes;
+      if (!this.response) return;
+      const text = data || JSON.stringify(message);
+      await this.send(id === undefined ? `${name}data: ${text}\n\n` : `${name}id: ${id}\ndata: ${text}\n\n`);
     });
     return this.tail;
   }
@@ -83,6 +115,38 @@ export class SseWriter {
     const response = this.response;
     this.response = undefined;
     if (response && !response.writableEnded) response.end();
+    this.wake?.();
+  }
+
+  /** Writes a chunk; resolves at once, or on `drain` (or close) when the response is congested. */
+  private send(chunk: string): Promise<void> | undefined {
+    const response = this.response;
+    if (!response || response.writableEnded || response.destroyed) return undefined;
+    if (response.write(chunk)) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        response.off('close', done);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      this.wake = done;
+      response.on('drain', done);
+      response.on('close', done);
+    });
+  }
+
+  /** The client let more than `maxQueuedBytes` pile up: drop the connection, keep the stream. */
+  private overflow(response: ServerResponse): void {
+    this.options.onOverflow?.(
+      `SSE stream ${this.streamId} closed: the client is not reading (more than ${this.options.maxQueuedBytes} bytes queued; the maxQueuedBytes option sets the limit)`,
+    );
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    this.response = undefined;
+    // Destroyed, not ended: an end would wait behind the unread bytes, holding them.
+    response.destroy();
+    this.wake?.();
   }
 
   /** Ends the stream for good, once pending writes are out. */

@@ -2,7 +2,7 @@
  * MCP session-era types (2025-11-25 `schema.ts`). Differences in older revisions that change
  * behaviour are noted on the fields they touch; the full list is in `shared/spec/session-era.md` §12.
  */
-import type { Meta, ProgressToken, RequestId, Result } from './jsonrpc';
+import { isRequestId, type Meta, type ProgressToken, type RequestId, type Result } from './jsonrpc';
 
 /** 2025-11-25: icons on implementations, tools, prompts, resources and templates. */
 export interface Icon {
@@ -275,6 +275,20 @@ export interface CancelledNotificationParams {
   requestId?: RequestId;
   reason?: string;
   _meta?: Meta;
+}
+
+/**
+ * The request a `notifications/cancelled` names, if `value` is one (a transport that tracks
+ * requests in flight reads it before the Peer does); undefined for anything else.
+ */
+export function cancelledRequestIdOf(value: unknown): RequestId | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const message = value as { method?: unknown; id?: unknown; params?: unknown };
+  if (message.method !== Method.Cancelled || 'id' in message) return undefined;
+  const params = message.params as { requestId?: unknown } | undefined;
+  return typeof params === 'object' && params !== null && isRequestId(params.requestId)
+    ? params.requestId
+    : undefined;
 }
 
 /** Method names, spelled once. */

@@ -1,5 +1,6 @@
 import {
   ConnectionClosedError,
+  cancelledRequestIdOf,
   isRequestId,
   Method,
   ParseError,
@@ -117,13 +118,6 @@ function needsSlot(value: unknown): boolean {
 
 function isResponse(value: unknown): value is Json {
   return isObject(value) && !('method' in value) && ('result' in value || 'error' in value);
-}
-
-/** The request a `notifications/cancelled` names, if `value` is one. */
-function cancelledIdOf(value: unknown): RequestId | undefined {
-  if (!isObject(value) || value.method !== Method.Cancelled || 'id' in value) return undefined;
-  const params = value.params;
-  return isObject(params) && isRequestId(params.requestId) ? params.requestId : undefined;
 }
 
 // ws ≥ 8.3 has pause()/resume(); older 8.x releases only the underlying net.Socket.
@@ -290,7 +284,7 @@ export class WebSocketServerTransport implements Transport {
       this.updateReading();
       return;
     }
-    const cancelled = cancelledIdOf(value);
+    const cancelled = cancelledRequestIdOf(value);
     if (cancelled !== undefined) {
       // A held request that is cancelled is dropped unread: the Peer would not answer it either
       // (2025-11-25 cancellation). Otherwise it was delivered earlier, so this may overtake
