@@ -1,7 +1,7 @@
 // Seeded protocol fuzzing of Streamable HTTP against one fixture server process, in both eras
 // at once: a 2025-03-26 session (the revision with batches) and stateless 2026-07-28 requests
 // on the same endpoint.
-import { type ChildServer, startFixture } from './support/child-server';
+import { type ChildServer, countExitAsCrash, startFixture } from './support/child-server';
 import { FUZZ_BUDGET_MS, FUZZ_MESSAGES, FUZZ_TEST_TIMEOUT_MS } from './support/config';
 import { HttpFuzzLane } from './support/http-lane';
 import { CLEAN, cleanFigures, type LaneFigures, recordFigures } from './support/results';
@@ -31,12 +31,7 @@ beforeAll(async () => {
       seedOffset,
     });
     const run = lane.run().then((figures) => {
-      if (server.exit) {
-        figures.crashes++;
-        figures.examples.push(
-          `the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`,
-        );
-      }
+      countExitAsCrash(figures, server);
       recordFigures(figures);
       return figures;
     });

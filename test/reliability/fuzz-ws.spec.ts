@@ -2,7 +2,7 @@
 // server process: every input gets what the oracle says, then a probe that must succeed. Binary
 // frames, invalid UTF-8 and frames over maxPayload must close the socket with their code (1003,
 // 1007, 1009); the lane then opens a new socket, as a client does.
-import { type ChildServer, startFixture } from './support/child-server';
+import { type ChildServer, countExitAsCrash, startFixture } from './support/child-server';
 import { FUZZ_BUDGET_MS, FUZZ_MESSAGES, FUZZ_TEST_TIMEOUT_MS } from './support/config';
 import { CLEAN, cleanFigures, type LaneFigures, recordFigures } from './support/results';
 import { StreamFuzzLane } from './support/stream-lane';
@@ -39,12 +39,7 @@ beforeAll(async () => {
           : undefined,
     });
     const run = lane.run().then((figures) => {
-      if (server.exit) {
-        figures.crashes++;
-        figures.examples.push(
-          `the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`,
-        );
-      }
+      countExitAsCrash(figures, server);
       recordFigures(figures);
       return figures;
     });

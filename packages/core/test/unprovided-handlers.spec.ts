@@ -97,4 +97,25 @@ describe('bootstrap and handler classes that no module provides', () => {
     expect(app.registry.tools.has('forecast')).toBe(true);
     await app.close();
   });
+
+  it('still warns when another module provides an object without a prototype (useValue: Object.create(null))', async () => {
+    @Injectable()
+    class ForgottenTools {
+      @Tool({ description: 'Never provided' })
+      forgotten(): string {
+        return 'none';
+      }
+    }
+    // Defined, never bootstrapped here: its providers still count for every app of the process.
+    @Module({ providers: [{ provide: 'settings', useValue: Object.create(null) }] })
+    class SettingsModule {}
+    expect(SettingsModule.name).toBe('SettingsModule');
+    @Module({})
+    class AppModule {}
+
+    const { logger, warnings } = capturingLogger();
+    const app = await GantryFactory.create(AppModule, { name: 't', version: '1', logger });
+    expect(warnings).toEqual([warningFor(ForgottenTools.name)]);
+    await app.close();
+  });
 });

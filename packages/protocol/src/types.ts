@@ -428,7 +428,9 @@ export interface AuthInfo {
  */
 export function principalOf(auth: AuthInfo | undefined): string | undefined {
   if (!auth) return undefined;
-  if (auth.subject !== undefined) return `sub:${auth.subject}`;
-  if (auth.clientId !== undefined) return `client:${auth.clientId}`;
+  // `!= null`: a verifier in JavaScript may report "no subject" as null; every such token
+  // reading as `sub:null` would make them one principal.
+  if (auth.subject != null) return `sub:${auth.subject}`;
+  if (auth.clientId != null) return `client:${auth.clientId}`;
   return `token:${auth.token}`;
 }

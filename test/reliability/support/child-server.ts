@@ -4,6 +4,7 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { LaneFigures } from './results';
 
 export const ROOT = resolve(__dirname, '..', '..', '..');
 const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
@@ -100,6 +101,15 @@ export class ChildServer {
     this.child.stderr.destroy();
     return this.exit as Exit;
   }
+}
+
+/** Counts a server that exited while a lane ran against it as a crash, with the end of its stderr. */
+export function countExitAsCrash(figures: LaneFigures, server: ChildServer): void {
+  if (!server.exit) return;
+  figures.crashes++;
+  figures.examples.push(
+    `the server process exited ${JSON.stringify(server.exit)}: ${server.stderrTail.slice(-2000)}`,
+  );
 }
 
 export function rssOf(pid: number): number {

@@ -6,7 +6,7 @@
 import type { Agent } from 'node:http';
 import { type Era, FuzzCaseGenerator, STATELESS_VERSION, statelessMeta } from './fuzz-cases';
 import { exchange, type HttpAnswer, keepAliveAgent, truncatedRequest } from './http-exchange';
-import { answerProblem, type Expectation, expectationFor, responseShapeProblem } from './oracle';
+import { answerProblem, batchProblems, type Expectation, expectationFor } from './oracle';
 import { fuzzSeed, Prng } from './prng';
 import { emptyFigures, type LaneFigures, noteExample } from './results';
 import { HANG_MS } from './stream-lane';
@@ -266,37 +266,11 @@ export class HttpFuzzLane {
       return;
     }
     if (expect.kind === 'batch') {
-      const required = expect.entries.filter(
-        (e): e is Extract<Expectation, { kind: 'answer' }> => e.kind === 'answer',
-      );
-      if (required.length === 0 && status === 202) return;
+      if (status === 202 && !expect.entries.some((e) => e.kind === 'answer')) return;
       const array =
         responses.length === 1 && Array.isArray(responses[0]) ? (responses[0] as unknown[]) : undefined;
       if (status !== 200 || !array) return this.violation(`a batch expected 200 with an array, got ${text}`);
-      const maybes = expect.entries.filter(
-        (e): e is Extract<Expectation, { kind: 'maybe' }> => e.kind === 'maybe',
-      );
-      for (const entry of array) {
-        const shape = responseShapeProblem(entry);
-        if (shape) {
-          this.violation(`malformed batch entry (${shape})`);
-          continue;
-        }
-        const id = (entry as { id: unknown }).id;
-        const index = required.findIndex((r) => r.id === id);
-        if (index >= 0) {
-          const problem = answerProblem(required[index], entry);
-          if (problem) this.violation(`batch entry: ${problem}`);
-          required.splice(index, 1);
-        } else if (maybes.some((m) => m.id === id))
-          maybes.splice(
-            maybes.findIndex((m) => m.id === id),
-            1,
-          );
-        else this.violation(`batch: an answer nobody asked for ${JSON.stringify(entry).slice(0, 160)}`);
-      }
-      if (required.length > 0)
-        this.violation(`batch: no answer for ${required.map((r) => JSON.stringify(r.id)).join(', ')}`);
+      for (const problem of batchProblems(expect.entries, array)) this.violation(problem);
     }
   }
 

@@ -188,3 +188,34 @@ export function awaitedIds(expectation: Expectation): Array<RequestId | null> {
   if (expectation.kind === 'batch') return expectation.entries.flatMap(awaitedIds);
   return [];
 }
+
+/**
+ * Checks a batch's answers against its entries: one answer per `answer` entry, at most one per
+ * `maybe` entry, nothing else. Returns the violations (none when the batch was answered right).
+ */
+export function batchProblems(entries: readonly Expectation[], responses: readonly unknown[]): string[] {
+  const problems: string[] = [];
+  const answers = entries.filter((e): e is Extract<Expectation, { kind: 'answer' }> => e.kind === 'answer');
+  const maybes = entries.filter((e): e is Extract<Expectation, { kind: 'maybe' }> => e.kind === 'maybe');
+  for (const response of responses) {
+    const shape = responseShapeProblem(response);
+    if (shape) {
+      problems.push(`malformed batch entry (${shape})`);
+      continue;
+    }
+    const id = (response as { id: RequestId | null }).id;
+    const index = answers.findIndex((a) => a.id === id);
+    if (index >= 0) {
+      const problem = answerProblem(answers[index], response);
+      if (problem) problems.push(`batch entry: ${problem}`);
+      answers.splice(index, 1);
+      continue;
+    }
+    const maybe = maybes.findIndex((m) => m.id === id);
+    if (maybe >= 0) maybes.splice(maybe, 1);
+    else problems.push(`batch: an answer nobody asked for ${JSON.stringify(response).slice(0, 160)}`);
+  }
+  if (answers.length > 0)
+    problems.push(`batch: no answer for ${answers.map((a) => JSON.stringify(a.id)).join(', ')}`);
+  return problems;
+}

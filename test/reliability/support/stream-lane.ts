@@ -5,11 +5,11 @@
 import { type Era, type FuzzCase, FuzzCaseGenerator, statelessMeta } from './fuzz-cases';
 import {
   answerProblem,
+  batchProblems,
   type Expectation,
   expectationFor,
   type OracleContext,
   type RequestId,
-  responseShapeProblem,
 } from './oracle';
 import { fuzzSeed, Prng } from './prng';
 import { emptyFigures, type LaneFigures, noteExample } from './results';
@@ -129,33 +129,7 @@ export class StreamFuzzLane {
     const waiter = this.batchWaiter;
     this.batchWaiter = undefined;
     if (!waiter) return this.violation(`unexpected batch answer ${JSON.stringify(responses).slice(0, 200)}`);
-    const answers = waiter.entries.filter(
-      (e): e is Extract<Expectation, { kind: 'answer' }> => e.kind === 'answer',
-    );
-    const maybes = waiter.entries.filter(
-      (e): e is Extract<Expectation, { kind: 'maybe' }> => e.kind === 'maybe',
-    );
-    for (const response of responses) {
-      const shape = responseShapeProblem(response);
-      if (shape) {
-        this.violation(`malformed batch entry (${shape})`);
-        continue;
-      }
-      const id = (response as { id: RequestId | null }).id;
-      const index = answers.findIndex((a) => a.id === id);
-      if (index >= 0) {
-        const problem = answerProblem(answers[index], response);
-        if (problem) this.violation(`batch entry: ${problem}`);
-        answers.splice(index, 1);
-      } else if (maybes.some((m) => m.id === id))
-        maybes.splice(
-          maybes.findIndex((m) => m.id === id),
-          1,
-        );
-      else this.violation(`batch: an answer nobody asked for ${JSON.stringify(response).slice(0, 160)}`);
-    }
-    if (answers.length > 0)
-      this.violation(`batch: no answer for ${answers.map((a) => JSON.stringify(a.id)).join(', ')}`);
+    for (const problem of batchProblems(waiter.entries, responses)) this.violation(problem);
     waiter.resolve();
   }
 

@@ -68,6 +68,8 @@ function recordProviders(providers: readonly unknown[] | undefined): void {
     };
     if (typeof provide === 'function') recordDeclaredProvider(provide);
     if (typeof useClass === 'function') recordDeclaredProvider(useClass);
-    if (typeof useValue === 'object' && useValue !== null) recordDeclaredProvider(useValue.constructor);
+    // An object made by Object.create(null) has no constructor to record.
+    if (typeof useValue === 'object' && useValue !== null && typeof useValue.constructor === 'function')
+      recordDeclaredProvider(useValue.constructor);
   }
 }

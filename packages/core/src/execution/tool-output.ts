@@ -1,14 +1,8 @@
-import {
-  type CallToolResult,
-  GantryError,
-  InternalError,
-  LocalErrorCode,
-  type ObjectJsonSchema,
-} from '@gantry/protocol';
+import { type CallToolResult, InternalError, type ObjectJsonSchema } from '@gantry/protocol';
 import type { Type } from '../di/tokens';
 import {
   type ArgsValidator,
-  compileJsonSchemaValidator,
+  compileDeclaredSchema,
   formatIssues,
   isStandardSchema,
   jsonSchemaFromClass,
@@ -66,15 +60,11 @@ export function planOutput(
   // library's checks (IsUrl accepts `example.com`, which is no URI): there they stay annotations,
   // as they always were. They are asserted in a JSON Schema the author wrote.
   const authored = !isStandardSchema(output) && typeof output !== 'function' && !Array.isArray(output);
-  let validator: ArgsValidator;
-  try {
-    validator = compileJsonSchemaValidator(schema, { formats: authored });
-  } catch (error) {
-    throw new GantryError(
-      LocalErrorCode.InvalidDecorator,
-      `${where}: the output schema cannot be compiled: ${(error as Error).message}`,
-    );
-  }
+  const validator: ArgsValidator = compileDeclaredSchema(
+    schema,
+    `${where}: the output schema cannot be compiled`,
+    { formats: authored },
+  );
 
   const check = (structured: unknown): void => {
     const outcome = validator.validate(structured);

@@ -37,7 +37,9 @@ function covers(provider: Function, handler: Function): boolean {
 export function warnAboutUnprovidedHandlers(instances: readonly unknown[], logger: Logger): void {
   const provided = new Set<Function>(declaredProviders);
   for (const instance of instances) {
-    if (typeof instance === 'object' && instance !== null) provided.add(instance.constructor);
+    if (typeof instance !== 'object' || instance === null) continue;
+    // An object made by Object.create(null) has no constructor.
+    if (typeof instance.constructor === 'function') provided.add(instance.constructor);
   }
   for (const handler of handlerClasses) {
     if (warned.has(handler) || Reflect.getMetadata(INJECTABLE_METADATA, handler) !== true) continue;

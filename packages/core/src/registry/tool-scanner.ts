@@ -17,7 +17,7 @@ import { collectHeaderParams, type HeaderParam } from '../modern/mcp-header';
 import {
   type ArgsValidator,
   compileClassValidator,
-  compileJsonSchemaValidator,
+  compileDeclaredSchema,
   compileStandardValidator,
   formatIssues,
   isStandardSchema,
@@ -53,15 +53,6 @@ const noArgsValidator: ArgsValidator = {
     };
   },
 };
-
-/** Compiles a plain JSON Schema at bootstrap; a schema that cannot be compiled fails it, naming the tool. */
-function compilePlainSchema(schema: object, problem: string): ArgsValidator {
-  try {
-    return compileJsonSchemaValidator(schema);
-  } catch (error) {
-    throw scanError(LocalErrorCode.InvalidDecorator, `${problem}: ${(error as Error).message}`);
-  }
-}
 
 interface InputPlan {
   schema: ObjectJsonSchema;
@@ -134,7 +125,10 @@ function planInput(
       );
     }
     const schema = deepFreeze(structuredClone(declared));
-    return { schema, validator: compilePlainSchema(schema, `${where}: the input schema cannot be compiled`) };
+    return {
+      schema,
+      validator: compileDeclaredSchema(schema, `${where}: the input schema cannot be compiled`),
+    };
   }
   const dto = argsClassOf(target, descriptor.propertyKey, where, argsParam, declared as Type | undefined);
   if (!dto) return { schema: NO_ARGS_SCHEMA, validator: noArgsValidator };

@@ -8,7 +8,11 @@ export {
   elicitationSchemaFromClass,
 } from './elicitation-schema';
 export { jsonSchemaFromClass } from './json-schema-from-class';
-export { compileJsonSchemaValidator, type JsonSchemaValidatorOptions } from './json-schema-validator';
+export {
+  compileDeclaredSchema,
+  compileJsonSchemaValidator,
+  type JsonSchemaValidatorOptions,
+} from './json-schema-validator';
 export {
   DESCRIPTION_METADATA,
   getDescription,

@@ -1,4 +1,6 @@
+import { encodePointerToken } from './json-pointer';
 import { schemaProblem } from './json-schema-problems';
+import { ONE_SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from './subschema-keywords';
 
 /**
  * Reads a plain JSON Schema as JSON Schema 2020-12, the dialect MCP 2025-11-25 makes the default
@@ -22,31 +24,6 @@ import { schemaProblem } from './json-schema-problems';
  * Gantry always did.
  */
 
-/** Keywords whose value is one schema. */
-const ONE_SCHEMA = [
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-] as const;
-/** Keywords whose value is a list of schemas. */
-const SCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-/** Keywords whose value maps names to schemas (`dependencies` also holds arrays of names). */
-const SCHEMA_MAP = [
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-] as const;
-
 const DIALECT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 const OLDER_DIALECTS = new Set(
   ['draft-04/schema', 'draft-06/schema', 'draft-07/schema', 'draft/2019-09/schema'].flatMap((tail) =>
@@ -62,11 +39,6 @@ type Schema = Record<string, unknown>;
 export interface PrepareOptions {
   /** Keep `format` (asserted by the validator); false drops it, so it stays an annotation. */
   formats: boolean;
-}
-
-/** `a/b` → `a~1b` (RFC 6901 § 3). */
-function pointerToken(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /** A regular expression as the validator will build it: with the `u` flag when it compiles so. */
@@ -137,17 +109,17 @@ function prepare(schema: unknown, at: string, options: PrepareOptions): unknown 
   }
   delete copy.additionalItems;
 
-  for (const key of ONE_SCHEMA) {
+  for (const key of ONE_SCHEMA_KEYWORDS) {
     if (source[key] !== undefined) copy[key] = prepare(source[key], `${at}/${key}`, options);
   }
-  for (const key of SCHEMA_LIST) {
+  for (const key of SCHEMA_LIST_KEYWORDS) {
     const list = source[key];
     if (list === undefined) continue;
     if (!Array.isArray(list) || list.length === 0)
       throw schemaProblem(at, `'${key}' must be a non-empty array of schemas`);
     copy[key] = list.map((item, i) => prepare(item, `${at}/${key}/${i}`, options));
   }
-  for (const key of SCHEMA_MAP) {
+  for (const key of SCHEMA_MAP_KEYWORDS) {
     const map = source[key];
     if (map === undefined) continue;
     if (typeof map !== 'object' || map === null || Array.isArray(map))
@@ -159,7 +131,7 @@ function prepare(schema: unknown, at: string, options: PrepareOptions): unknown 
       entries[name] =
         key === 'dependencies' && Array.isArray(item)
           ? item
-          : prepare(item, `${at}/${key}/${pointerToken(name)}`, options);
+          : prepare(item, `${at}/${key}/${encodePointerToken(name)}`, options);
     }
     copy[key] = entries;
   }
@@ -175,9 +147,10 @@ export function prepareSchema(schema: object, options: PrepareOptions): object {
 export function subschemasOf(schema: Schema): unknown[] {
   const found: unknown[] = [];
   if (schema.items !== undefined) found.push(schema.items);
-  for (const key of ONE_SCHEMA) if (schema[key] !== undefined) found.push(schema[key]);
-  for (const key of SCHEMA_LIST) if (Array.isArray(schema[key])) found.push(...(schema[key] as unknown[]));
-  for (const key of SCHEMA_MAP) {
+  for (const key of ONE_SCHEMA_KEYWORDS) if (schema[key] !== undefined) found.push(schema[key]);
+  for (const key of SCHEMA_LIST_KEYWORDS)
+    if (Array.isArray(schema[key])) found.push(...(schema[key] as unknown[]));
+  for (const key of SCHEMA_MAP_KEYWORDS) {
     const map = schema[key];
     if (typeof map === 'object' && map !== null) found.push(...Object.values(map));
   }

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { decodePointerToken } from './json-pointer';
 import { subschemasOf } from './json-schema-dialect';
 import { indexPath, propertyPath, type ValidationIssue } from './validation-issue';
 
@@ -121,11 +122,6 @@ function predicate(error: Verbose): string {
   }
 }
 
-function decode(token: string): string {
-  if (!token.includes('~')) return token;
-  return token.replaceAll('~1', '/').replaceAll('~0', '~');
-}
-
 /** A place in the value: Gantry's path, and each step's rank for ordering (see `compareRanks`). */
 interface Place {
   path: string;
@@ -134,7 +130,7 @@ interface Place {
 
 /** Rank of a step: index of the element, or of the property among the object's keys; -1 if the property is absent. */
 function place(data: unknown, pointer: string, child?: string): Place {
-  const tokens = pointer === '' ? [] : pointer.slice(1).split('/').map(decode);
+  const tokens = pointer === '' ? [] : pointer.slice(1).split('/').map(decodePointerToken);
   if (child !== undefined) tokens.push(child);
   let path = '';
   const ranks: number[] = [];
@@ -181,7 +177,7 @@ function reachable(roots: unknown[], document: unknown): Set<unknown> | null {
       if (!ref.startsWith('#/') && ref !== '#') return null;
       let target: unknown = document;
       for (const token of ref.slice(2).split('/').filter(Boolean))
-        target = (target as Schema | undefined)?.[decode(decodeURIComponent(token))];
+        target = (target as Schema | undefined)?.[decodePointerToken(decodeURIComponent(token))];
       if (target === undefined) return null;
       stack.push(target);
     }

@@ -1,5 +1,7 @@
 import { GantryError, LocalErrorCode } from '@gantry/protocol';
 import type { ErrorObject } from 'ajv';
+import { decodePointerToken, encodePointerToken } from './json-pointer';
+import { ONE_SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from './subschema-keywords';
 
 /**
  * Why a plain JSON Schema cannot be compiled, said as `JSON Schema at <pointer>: <problem>`:
@@ -12,33 +14,9 @@ export function schemaProblem(at: string, problem: string): GantryError {
   return new GantryError(LocalErrorCode.InvalidDecorator, `JSON Schema at ${at}: ${problem}`);
 }
 
-/** Keywords whose value is one schema, a list of schemas, or a map of them (2020-12 and older). */
-const ONE = new Set([
-  'items',
-  'additionalItems',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-]);
-const MANY = new Set([
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'prefixItems',
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-]);
+/** Keywords whose value is one schema, or a list or map of them (2020-12 and older). */
+const ONE = new Set<string>(['items', 'additionalItems', ...ONE_SCHEMA_KEYWORDS]);
+const MANY = new Set<string>([...SCHEMA_LIST_KEYWORDS, ...SCHEMA_MAP_KEYWORDS]);
 
 const KIND: Record<string, string> = {
   number: 'a number',
@@ -51,10 +29,6 @@ const KIND: Record<string, string> = {
 };
 const TYPE_NAMES = new Set(Object.keys(KIND));
 
-function decode(token: string): string {
-  return token.replaceAll('~1', '/').replaceAll('~0', '~');
-}
-
 /** The schema that holds the wrong keyword, its pointer, and the keyword: `/properties/a/type` → `#/properties/a`, `type`. */
 function locate(schema: unknown, pointer: string): { owner: unknown; at: string; keyword: string } {
   const tokens = pointer === '' ? [] : pointer.slice(1).split('/');
@@ -62,7 +36,7 @@ function locate(schema: unknown, pointer: string): { owner: unknown; at: string;
   let at = '#';
   let i = 0;
   while (i < tokens.length) {
-    const token = decode(tokens[i]);
+    const token = decodePointerToken(tokens[i]);
     const step =
       ONE.has(token) && i + 1 < tokens.length && !/^\d+$/.test(tokens[i + 1])
         ? 1
@@ -71,7 +45,7 @@ function locate(schema: unknown, pointer: string): { owner: unknown; at: string;
           : 0;
     if (step === 0) return { owner, at, keyword: token };
     let next = (owner as Record<string, unknown>)[token];
-    if (step === 2) next = (next as Record<string, unknown>)?.[decode(tokens[i + 1])];
+    if (step === 2) next = (next as Record<string, unknown>)?.[decodePointerToken(tokens[i + 1])];
     at += `/${tokens.slice(i, i + step).join('/')}`;
     owner = next;
     i += step;
@@ -119,7 +93,7 @@ function findRef(schema: unknown, ref: string, at: string): string | undefined {
     if (value === ref || ref.endsWith(value)) return at;
   }
   for (const [key, value] of Object.entries(schema)) {
-    const found = findRef(value, ref, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+    const found = findRef(value, ref, `${at}/${encodePointerToken(key)}`);
     if (found) return found;
   }
   return undefined;

@@ -1,3 +1,4 @@
+import { GantryError, LocalErrorCode } from '@gantry/protocol';
 import type { ErrorObject } from 'ajv';
 import type Ajv2020 from 'ajv/dist/2020';
 import { patternRegExp, prepareSchema } from './json-schema-dialect';
@@ -128,4 +129,21 @@ export function compileJsonSchemaValidator(
       return { ok: false, issues: issuesFromErrors(check.errors ?? [], prepared, value) };
     },
   };
+}
+
+/**
+ * {@link compileJsonSchemaValidator} for a schema declared on a handler, at bootstrap: a schema
+ * that cannot be compiled fails bootstrap, the problem said after `what` (which names the
+ * handler and the schema: "Tool 'x' in NotesTools: the input schema cannot be compiled").
+ */
+export function compileDeclaredSchema(
+  schema: object,
+  what: string,
+  options?: JsonSchemaValidatorOptions,
+): ArgsValidator<Record<string, unknown>> {
+  try {
+    return compileJsonSchemaValidator(schema, options);
+  } catch (error) {
+    throw new GantryError(LocalErrorCode.InvalidDecorator, `${what}: ${(error as Error).message}`);
+  }
 }
