@@ -1,71 +1,33 @@
 // End to end: a project made with the default stdio transport gets HTTP and then WebSocket
 // with `gantry add`, from the @gantry/* tarballs `gantry new` vendored into it, and serves all
 // three from one dist/main.js. Slow (one project, three npm installs), so the project is shared.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { childEnv, collect, type Finished, succeeded } from './support/child-process';
 
 const REPO = resolve(__dirname, '../../..');
 const CLI = join(REPO, 'packages/cli/dist/main.js');
 const MINUTE = 60_000;
 const GREETING = { content: [{ type: 'text', text: 'Hello, Ada!' }] };
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * This environment without what Jest and `npm test` put in it (`npm_package_*` would describe the
- * repository to the project's npm), npm told to prefer its cache, and a git identity for the
- * first commit.
- */
-function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    const npmRun = key.startsWith('npm_') && !/^npm_config_(cache|registry|userconfig)$/.test(key);
-    if (!npmRun && !key.startsWith('JEST_') && key !== 'INIT_CWD') env[key] = value;
-  }
-  return {
-    ...env,
-    npm_config_prefer_offline: 'true',
-    npm_config_update_notifier: 'false',
-    GIT_AUTHOR_NAME: 'Test',
-    GIT_AUTHOR_EMAIL: 'test@example.com',
-    GIT_COMMITTER_NAME: 'Test',
-    GIT_COMMITTER_EMAIL: 'test@example.com',
-    ...extra,
-  };
-}
-
-function collect(child: ChildProcess): Promise<Finished> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+/** A git identity for the project's first commit, which `gantry new` makes. */
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+};
 
 function exec(command: string, args: readonly string[], cwd: string): Promise<Finished> {
-  return collect(spawn(command, args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+  return collect(
+    spawn(command, args, { cwd, env: childEnv(GIT_IDENTITY), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
 }
 
 function gantry(cwd: string, ...args: string[]): Promise<Finished> {
   return exec(process.execPath, [CLI, ...args], cwd);
-}
-
-function succeeded(result: Finished): Finished {
-  if (result.code !== 0) throw new Error(`exit code ${result.code}:\n${result.stdout}\n${result.stderr}`);
-  return result;
 }
 
 /** Starts `node dist/main.js <flag>` on a free port; resolves with the URL it prints on stderr. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { transformSync } from '@swc/core';
 import { inspectorLaunch } from '../src/dev/inspector-launch';
 import { describeSwcSyntaxError } from '../src/dev/swc-syntax-error';
-import { findWatchRoots } from '../src/dev/watch-roots';
+import { findWatchRoots, readTsconfig } from '../src/dev/watch-roots';
 
 describe('gantry dev --inspect <url>: the Inspector command line', () => {
   it('connects the Inspector to the URL and prints a deep link that connects at once', () => {
@@ -93,6 +93,23 @@ describe('what gantry dev watches', () => {
 
   it('watches the whole project when the tsconfig has no include, as tsc compiles it all', () => {
     writeFileSync(join(dir, 'tsconfig.json'), '{ "compilerOptions": { "outDir": "dist" } }');
+    expect(findWatchRoots(join(dir, 'src', 'main.ts')).directories).toEqual([dir]);
+  });
+
+  it('reads a tsconfig as JSON with comments, leaving strings as they are', () => {
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      '{\n  /* the build */ "compilerOptions": { "outDir": "out,}", },\n  "include": ["src/**/*",], // sources\n}\n',
+    );
+    expect(readTsconfig(join(dir, 'tsconfig.json'))).toEqual({
+      compilerOptions: { outDir: 'out,}' },
+      include: ['src/**/*'],
+    });
+  });
+
+  it('reads a tsconfig that does not parse as {}, so the whole project is watched', () => {
+    writeFileSync(join(dir, 'tsconfig.json'), '{ "include": ["lib"');
+    expect(readTsconfig(join(dir, 'tsconfig.json'))).toEqual({});
     expect(findWatchRoots(join(dir, 'src', 'main.ts')).directories).toEqual([dir]);
   });
 });

@@ -2,36 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode } from '../src/exit-codes';
-import { run } from '../src/run';
 import { generateProvider } from '../src/scaffold/generate-provider';
 import { addProvider, listedProviders } from '../src/scaffold/module-editor';
 import { providerNames } from '../src/scaffold/provider-names';
+import { runInProcess } from './support/run-in-process';
 
-/** Runs `gantry <args>` in this process, in `cwd`; stdout is captured from process.stdout. */
-async function gantry(
-  cwd: string,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const previous = process.cwd();
-  process.chdir(cwd);
-  try {
-    const io = {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    };
-    const code = await run(args, io);
-    return { code, stdout, stderr };
-  } finally {
-    process.chdir(previous);
-    spy.mockRestore();
-  }
-}
+/** `gantry <args>` in `cwd`. */
+const gantry = (cwd: string, ...args: string[]) => runInProcess(args, { cwd });
 
 /** `source` with `WeatherTool` added, or the reason it could not be. */
 function add(source: string): string {

@@ -1,49 +1,15 @@
 // End to end: `gantry new` from this checkout packs the workspace, installs from the tarballs
 // and the npm registry, and the new projects test, build and serve as their README says.
 // Slow (two npm installs), so both projects are made once, side by side, and shared.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { childEnv, collect, type Finished, succeeded } from './support/child-process';
 
 const REPO = resolve(__dirname, '../../..');
 const CLI = join(REPO, 'packages/cli/dist/main.js');
 const MINUTE = 60_000;
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The environment for child processes: this one without what `npm test` and Jest put in it
- * (`npm_package_*`, `npm_lifecycle_*`, … would describe the repository to the npm of a new
- * project), and with npm told to prefer its cache, which keeps the installs quick.
- */
-function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    const npmRun = key.startsWith('npm_') && !/^npm_config_(cache|registry|userconfig)$/.test(key);
-    if (!npmRun && !key.startsWith('JEST_') && key !== 'INIT_CWD') env[key] = value;
-  }
-  return { ...env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false', ...extra };
-}
-
-function collect(child: ChildProcess): Promise<Finished> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 /** Runs a program to completion, stdin closed. */
 function exec(command: string, args: readonly string[], cwd: string, env = childEnv()): Promise<Finished> {
@@ -61,12 +27,6 @@ async function npmRun(project: string, script: string): Promise<string> {
   if (result.code !== 0)
     throw new Error(`npm run ${script} failed in ${project}:\n${result.stdout}\n${result.stderr}`);
   return `${result.stdout}${result.stderr}`;
-}
-
-/** Fails with the command's output unless it exited 0. */
-function succeeded(result: Finished): Finished {
-  if (result.code !== 0) throw new Error(`exit code ${result.code}:\n${result.stdout}\n${result.stderr}`);
-  return result;
 }
 
 /** Starts the built HTTP project on a free port; resolves with the URL it prints on stderr. */

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../src/cli-error';
 import { ExitCode } from '../src/exit-codes';
-import { run } from '../src/run';
 import { createProject, type NewProjectOptions } from '../src/scaffold/create-project';
 import { initGit } from '../src/scaffold/git-init';
 import { packageNameProblem, toPackageName } from '../src/scaffold/package-name';
@@ -25,28 +24,11 @@ import {
   PROJECT_DEV_DEPENDENCIES,
   WS_DEPENDENCIES,
 } from '../src/scaffold/versions';
+import { runInProcess } from './support/run-in-process';
 
 const REPO = resolve(__dirname, '../../..');
 
-/** Runs `gantry <args>` in this process; stdout is captured from process.stdout, where the commands write. */
-async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    const io = {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    };
-    const code = await run(args, io);
-    return { code, stdout, stderr };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const gantry = (...args: string[]) => runInProcess(args);
 
 /** Every file under `dir`, relative, sorted (`node_modules` and `.git` left out). */
 function filesUnder(dir: string): string[] {
@@ -190,7 +172,9 @@ describe('gantry new, stdio, from the registry', () => {
         '  npm run build            compile to dist/, which clients run',
       ].join('\n'),
     );
-    expect(stdout).toContain('  npx gantry install claude-code      (or claude-desktop, cursor, vscode, gemini-cli, goose)\n');
+    expect(stdout).toContain(
+      '  npx gantry install claude-code      (or claude-desktop, cursor, vscode, gemini-cli, goose)\n',
+    );
     expect(stdout).toContain(`  claude mcp add my-server -- node ${join(dir, 'dist/main.js')}\n`);
   });
 });

@@ -19,65 +19,22 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { childEnv, collect, type Finished } from './support/child-process';
 
 const REPO = resolve(__dirname, '../../..');
 const MINUTE = 60_000;
 /** Where the table of step times is written; outside the temporary directory, so it stays. */
 const TIMINGS_FILE = join(tmpdir(), 'gantry-newcomer-path-timings.txt');
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The environment a newcomer's shell would have: this one without what npm and Jest add
- * (`npm_package_*`, `npm_lifecycle_*`, `JEST_WORKER_ID`, `NODE_ENV=test`, … would describe this
- * repository's run to the clone's npm), and with npm told to prefer its cache and keep quiet.
- */
-function shellEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    const npmRun = key.startsWith('npm_') && !/^npm_config_(cache|registry|userconfig)$/.test(key);
-    const ours =
-      key.startsWith('JEST_') || key === 'INIT_CWD' || key === 'NODE_ENV' || key === 'CLAUDE_CONFIG_DIR';
-    if (!npmRun && !ours) env[key] = value;
-  }
-  return {
-    ...env,
-    npm_config_prefer_offline: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    ...extra,
-  };
-}
-
 /** Processes still running (servers), each the leader of its own process group. */
 const running = new Set<ChildProcess>();
-
-function collect(child: ChildProcess): Promise<Finished> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 /** Runs a program to completion (stdin closed) and fails with its output unless it exits 0. */
 async function exec(
   command: string,
   args: readonly string[],
   cwd: string,
-  env: NodeJS.ProcessEnv = shellEnv(),
+  env: NodeJS.ProcessEnv = childEnv(),
 ): Promise<Finished> {
   const result = await collect(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   if (result.code !== 0) {
@@ -237,7 +194,7 @@ describe('the newcomer path: clone → npm ci → npm start → gantry new → i
       'npm',
       ['start', '--', '--port', '0'],
       clone,
-      shellEnv({ NOTES_DIR: join(work, 'notes-data') }),
+      childEnv({ NOTES_DIR: join(work, 'notes-data') }),
       /^gantry-notes is serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp) /m,
     );
   });
@@ -275,7 +232,7 @@ describe('the newcomer path: clone → npm ci → npm start → gantry new → i
       'npx',
       ['gantry', 'install', 'claude-code'],
       demo,
-      shellEnv({ HOME: home, USERPROFILE: home, npm_config_cache: npmCache }),
+      childEnv({ HOME: home, USERPROFILE: home, npm_config_cache: npmCache }),
     );
     expect(installed).toEqual({
       code: 0,
@@ -320,7 +277,7 @@ describe('the newcomer path: clone → npm ci → npm start → gantry new → i
       process.execPath,
       ['dist/main.js', '--http'],
       demo,
-      shellEnv({ PORT: '0' }),
+      childEnv({ PORT: '0' }),
       /^demo is serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m,
     );
     const called = await exec(

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExitCode } from '../src/exit-codes';
-import { run } from '../src/run';
+import { runInProcess } from './support/run-in-process';
 
 const REPO = resolve(__dirname, '../../..');
 
@@ -40,25 +40,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-/** Runs `gantry <args>` in this process, from this checkout's sources. */
-async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    const io = {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    };
-    const code = await run(args, io);
-    return { code, stdout, stderr };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const gantry = (...args: string[]) => runInProcess(args);
 
 describe('@gantry/* not on the registry', () => {
   it('gantry new --no-link, from a checkout: says so, writes nothing, and says to drop --no-link', async () => {

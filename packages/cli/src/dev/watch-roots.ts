@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, parse as parsePath, resolve, sep } from 'node:path';
+import { type ParseError, parse } from 'jsonc-parser';
 
 /** What `gantry dev` watches: directories, so that a file replaced by a rename is still seen. */
 export interface WatchRoots {
@@ -40,7 +41,7 @@ function findUp(from: string, name: string): string | undefined {
     const candidate = join(current, name);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(current);
-    if (parent === current || current === parse(current).root) return undefined;
+    if (parent === current || current === parsePath(current).root) return undefined;
     current = parent;
   }
 }
@@ -87,35 +88,17 @@ function foldNested(directories: string[]): string[] {
 }
 
 /**
- * Reads a tsconfig.json, which is JSON with comments and trailing commas. Returns {} for a file
- * that does not parse: watching the entry's directory is still right.
+ * Reads a tsconfig.json, which is JSON with comments and trailing commas (jsonc-parser, as VS
+ * Code reads it). Returns {} for a file that does not parse: watching the entry's directory is
+ * still right.
  */
 export function readTsconfig(file: string): Record<string, unknown> {
   try {
-    const parsed: unknown = JSON.parse(stripJsonComments(readFileSync(file, 'utf8')));
+    const errors: ParseError[] = [];
+    const parsed: unknown = parse(readFileSync(file, 'utf8'), errors, { allowTrailingComma: true });
+    if (errors.length > 0) return {};
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {};
   }
-}
-
-/** Removes `//` and `/* *\/` comments outside strings, and commas before `]` or `}`. */
-function stripJsonComments(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === '"') {
-      let end = i + 1;
-      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      out += text.slice(i, end + 1);
-      i = end;
-    } else if (char === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (char === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 1;
-    } else out += char;
-  }
-  return out.replace(/,(\s*[\]}])/g, '$1');
 }

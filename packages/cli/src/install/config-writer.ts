@@ -74,18 +74,29 @@ export async function planInstall(options: {
  * Writes a plan: the old file is first copied to `<file>.<UTC time>.bak` (never over an
  * earlier backup), then the new text is written to a temporary file beside it and renamed
  * over it, so a crash leaves the old file or the new one, never half of one. The file keeps
- * its permission bits (`~/.claude.json` is private to its user). Resolves with the backup's path.
+ * its permission bits (`~/.claude.json` is private to its user). A file that no longer holds
+ * the text the plan was made from (a client rewrites its own file while it runs) is left as it
+ * is, with no backup: renaming over it would lose what the other program wrote. Resolves with
+ * the backup's path.
  */
 export async function writePlan(plan: InstallPlan, now = new Date()): Promise<{ backup?: string }> {
   if (plan.outcome === 'unchanged') return {};
   try {
     await mkdir(dirname(plan.target), { recursive: true });
-    const backup = plan.before === undefined ? undefined : await backUp(plan.file, plan.target, now);
     const mode = plan.before === undefined ? undefined : (await stat(plan.target)).mode & 0o777;
     const temporary = `${plan.target}.gantry-${process.pid}.tmp`;
+    let backup: string | undefined;
     try {
       await writeFile(temporary, plan.after, { flag: 'wx', mode: mode ?? 0o666 });
       if (mode !== undefined) await chmod(temporary, mode);
+      if (plan.before !== undefined) backup = await backUp(plan.file, plan.target, now);
+      // Checked last, so the time in which another writer goes unseen is one rename long.
+      if ((await readIfPresent(plan.target, plan.file)) !== plan.before) {
+        if (backup !== undefined) await unlink(backup).catch(() => undefined);
+        throw new Error(
+          'it changed after gantry install read it (another program, perhaps the client, wrote it); nothing was written, run gantry install again',
+        );
+      }
       await rename(temporary, plan.target);
     } catch (error) {
       await unlink(temporary).catch(() => undefined);

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { collect, type Finished } from './child-process';
 
 /** The built command (`npm test` builds it with `tsc -b` before Jest runs). */
 export const CLI = resolve(__dirname, '../../dist/main.js');
@@ -8,11 +9,8 @@ export const REGISTER = resolve(__dirname, '../../register.js');
 /** The example server: stdio by default, `--http --port 0` for HTTP. */
 export const NOTES = resolve(__dirname, '../../../../apps/notes/dist/main.js');
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** How a run of the CLI ended, with what it printed. */
+export type CliRun = Finished;
 
 /** A command line for a target: `node <file>` with paths quoted, as a user would type it. */
 export function nodeTarget(...args: string[]): string {
@@ -30,21 +28,6 @@ export function runCli(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return collect(child);
-}
-
-function collect(child: ChildProcess): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
 }
 
 /** Starts `apps/notes` with `--http --port 0` and resolves with its URL once it listens. */
