@@ -25,7 +25,7 @@ function generate() {
   // The settings of packages/core/src/schema/json-schema-validator.ts, formats included (the meta-schema asserts `regex`, `uri-reference`).
   const addFormats = require('ajv-formats').default;
   const ajv = new Ajv2020({
-    code: { source: true, lines: true },
+    code: { source: true, lines: false },
     allErrors: true,
     verbose: true,
     strict: false,
