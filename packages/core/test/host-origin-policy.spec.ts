@@ -7,7 +7,15 @@ import {
 } from '../src';
 
 describe('isLoopbackAddress (socket addresses)', () => {
-  it.each(['127.0.0.1', '127.255.0.9', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:127.1.2.3'])(
+  it.each([
+    '127.0.0.1',
+    '127.255.0.9',
+    '::1',
+    '0:0:0:0:0:0:0:1',
+    '::ffff:127.0.0.1',
+    '::ffff:127.1.2.3',
+    '::ffff:7f00:1',
+  ])(
     '%s is loopback',
     (address) => {
       expect(isLoopbackAddress(address)).toBe(true);
@@ -21,6 +29,8 @@ describe('isLoopbackAddress (socket addresses)', () => {
     '10.0.0.1',
     '128.0.0.1',
     '::ffff:10.0.0.1',
+    '::ffff:a00:1',
+    '1270.0.0.1',
     '::2',
     'localhost',
     '',
