@@ -15,12 +15,9 @@ describe('isLoopbackAddress (socket addresses)', () => {
     '::ffff:127.0.0.1',
     '::ffff:127.1.2.3',
     '::ffff:7f00:1',
-  ])(
-    '%s is loopback',
-    (address) => {
-      expect(isLoopbackAddress(address)).toBe(true);
-    },
-  );
+  ])('%s is loopback', (address) => {
+    expect(isLoopbackAddress(address)).toBe(true);
+  });
 
   it.each([
     '127.0.0.1.evil.com',
