@@ -5,7 +5,10 @@ import type { Config } from 'jest';
 //   unit         *.spec.ts      in memory (`inject`, linked transports): no process, port or connection
 //   integration  *.int.spec.ts  child processes and sockets; spawned servers run from dist (tsc -b)
 //   e2e          *.e2e.spec.ts  installs packages from the npm registry
-// `npm test` runs all three; `npm run test:unit` is the quick loop. test/reliability has its own config.
+// `npm test` runs all three, the unit project in a Jest run of its own: workers are shared across
+// the projects of one run, and a socket an integration file leaves connecting would trip the unit
+// guard of whichever unit file that worker runs next. `npm run test:unit` is the quick loop.
+// test/reliability has its own config.
 type Project = NonNullable<Config['projects']>[number] & object;
 
 const shared = {

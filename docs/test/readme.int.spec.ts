@@ -107,7 +107,8 @@ describe('README.md', () => {
       'npm ci && npm test',
     ]);
     const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
-    expect(scripts.test).toBe('tsc -b && jest');
+    // Every project: unit in a run of its own (see jest.config.ts), then integration and e2e.
+    expect(scripts.test).toBe('tsc -b && jest --selectProjects unit && jest --selectProjects integration e2e');
     expect(scripts.start).toMatch(/^tsc -b && node apps\/notes\/dist\/main\.js/);
   });
 
