@@ -108,7 +108,9 @@ describe('README.md', () => {
     ]);
     const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
     // Every project: unit in a run of its own (see jest.config.ts), then integration and e2e.
-    expect(scripts.test).toBe('tsc -b && jest --selectProjects unit && jest --selectProjects integration e2e');
+    expect(scripts.test).toBe(
+      'tsc -b && jest --selectProjects unit && jest --selectProjects integration e2e',
+    );
     expect(scripts.start).toMatch(/^tsc -b && node apps\/notes\/dist\/main\.js/);
   });
 
