@@ -199,7 +199,7 @@ describe('README.md', () => {
         stderr: 'pipe',
       });
       const client = new Client({ name: 'readme-test', version: '1.0.0' });
-      await client.connect(transport, { era: 'legacy' });
+      await client.connect(transport, { era: 'session' });
       expect(await client.callTool('search_notes', { query: 'Gantry' })).toEqual({
         content: [{ type: 'text', text: '[{"id":"1","title":"Gantry serves MCP"}]' }],
       });

@@ -9,9 +9,9 @@ import {
   expectEcho,
   INITIALIZE_JSON,
   INITIALIZED_JSON,
-  MODERN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
   type Response,
+  STATELESS_PROTOCOL_VERSION,
   toolCallJson,
 } from './server-process';
 import type { FromServer, ToServer } from './servers/http/harness';
@@ -236,7 +236,7 @@ export class HttpMcpClient {
     private readonly server: HttpServerProcess,
     spec: Pick<HttpServerSpec, 'era' | 'expectComplete'> = {},
   ) {
-    this.era = spec.era ?? 'legacy';
+    this.era = spec.era ?? 'session';
     this.expectComplete = spec.expectComplete ?? false;
   }
 
@@ -251,7 +251,7 @@ export class HttpMcpClient {
 
   /** Opens the session: initialize (checked), then notifications/initialized (202). The stateless era has none. */
   async initialize(): Promise<void> {
-    if (this.era === 'modern') return;
+    if (this.era === 'stateless') return;
     this.sessionId = await openSession(this.server, this.agent);
   }
 
@@ -314,11 +314,11 @@ export class HttpMcpClient {
   }
 
   private headers(): Record<string, string> {
-    if (this.era === 'modern') {
+    if (this.era === 'stateless') {
       return {
         'content-type': 'application/json',
         accept: ACCEPT,
-        'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+        'mcp-protocol-version': STATELESS_PROTOCOL_VERSION,
         'mcp-method': 'tools/call',
         'mcp-name': 'echo',
       };

@@ -18,16 +18,6 @@ import {
   measureSessionMemory,
 } from './http-driver';
 import {
-  computeHttpModernRatios,
-  computeHttpModernTargets,
-  HTTP_MODERN_METRICS,
-  HTTP_MODERN_SERVER_LABELS,
-  type HttpModernMetricKey,
-  type HttpModernResults,
-  type HttpModernServerResults,
-  renderHttpModernReport,
-} from './http-modern-report';
-import {
   computeHttpRatios,
   computeHttpTargets,
   HTTP_METRICS,
@@ -37,11 +27,21 @@ import {
   type HttpServerResults,
   renderHttpReport,
 } from './http-report';
+import {
+  computeHttpStatelessRatios,
+  computeHttpStatelessTargets,
+  HTTP_STATELESS_METRICS,
+  HTTP_STATELESS_SERVER_LABELS,
+  type HttpStatelessMetricKey,
+  type HttpStatelessResults,
+  type HttpStatelessServerResults,
+  renderHttpStatelessReport,
+} from './http-stateless-report';
 import { startLoadWindow } from './machine-load';
 import {
   type BenchResults,
-  computeModernRatios,
   computeRatios,
+  computeStatelessRatios,
   METRICS,
   type MetricKey,
   renderReport,
@@ -62,12 +62,12 @@ import {
   type WsServerResults,
 } from './ws-report';
 
-/** The stdio servers; a `-modern` name is the same script spoken to in the stateless era. */
+/** The stdio servers; a `-stateless` name is the same script spoken to in the stateless era. */
 const SERVER_NAMES = [
   'gantry',
   'gantry-schema',
-  'gantry-modern',
-  'gantry-schema-modern',
+  'gantry-stateless',
+  'gantry-schema-stateless',
   'sdk',
   'floor',
 ] as const;
@@ -75,11 +75,11 @@ type ServerName = (typeof SERVER_NAMES)[number];
 
 /**
  * The stdio servers each `--era` runs: the session era's four, and for the stateless era the
- * Gantry variants in both eras (the ratio is modern ÷ legacy) and the floor.
+ * Gantry variants in both eras (the ratio is stateless ÷ legacy) and the floor.
  */
-const STDIO_BY_ERA: Record<'legacy' | 'modern', readonly ServerName[]> = {
-  legacy: ['gantry', 'gantry-schema', 'sdk', 'floor'],
-  modern: ['gantry', 'gantry-schema', 'gantry-modern', 'gantry-schema-modern', 'floor'],
+const STDIO_BY_ERA: Record<'session' | 'stateless', readonly ServerName[]> = {
+  session: ['gantry', 'gantry-schema', 'sdk', 'floor'],
+  stateless: ['gantry', 'gantry-schema', 'gantry-stateless', 'gantry-schema-stateless', 'floor'],
 };
 
 const HTTP_SERVER_NAMES = ['gantry', 'sdk', 'sdk-v2', 'floor'] as const;
@@ -90,8 +90,8 @@ type HttpServerName = (typeof HTTP_SERVER_NAMES)[number];
  * in the stateless era, the floor sent the same requests, and Gantry's HTTP server in the
  * session era (the HTTP section's client) for comparison.
  */
-const HTTP_MODERN_SERVER_NAMES = ['gantry-modern', 'sdk-v2-modern', 'floor', 'gantry'] as const;
-type HttpModernServerName = (typeof HTTP_MODERN_SERVER_NAMES)[number];
+const HTTP_STATELESS_SERVER_NAMES = ['gantry-stateless', 'sdk-v2-stateless', 'floor', 'gantry'] as const;
+type HttpStatelessServerName = (typeof HTTP_STATELESS_SERVER_NAMES)[number];
 
 const WS_SERVER_NAMES = ['gantry', 'floor', 'gantry-http'] as const;
 type WsServerName = (typeof WS_SERVER_NAMES)[number];
@@ -107,7 +107,7 @@ const SDK_V2_PACKAGES = [
 ];
 const OPTIONAL_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'sdk-v2': SDK_V2_PACKAGES,
-  'sdk-v2-modern': SDK_V2_PACKAGES,
+  'sdk-v2-stateless': SDK_V2_PACKAGES,
 };
 
 /** Durations and counts of one run; `--quick` is a smoke check, not a measurement. */
@@ -135,20 +135,20 @@ const HTTP_QUICK = {
 };
 type HttpSettings = typeof HTTP_NORMAL;
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws] [--era legacy|modern|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
   --quick       short durations and one round: a smoke check, not a measurement
   --only-stdio  only the stdio section
   --only-http   only the Streamable HTTP sections (session era and stateless era)
   --only-ws     only the WebSocket section
-  --era         legacy: only the session era (MCP 2025-11-25), as the benchmark was before the
-                stateless era; modern: only the stateless-era measurements (2026-07-28: stdio
-                gantry-modern and gantry-schema-modern beside gantry, gantry-schema and floor,
+  --era         session: only the session era (MCP 2025-11-25), as the benchmark was before the
+                stateless era; stateless: only the stateless-era measurements (2026-07-28: stdio
+                gantry-stateless and gantry-schema-stateless beside gantry, gantry-schema and floor,
                 and the stateless HTTP section); both (the default): everything
   --only        the servers to run, comma-separated; stdio has gantry, gantry-schema, sdk, floor
                 (gantry takes a class-validator DTO, gantry-schema a plain JSON Schema) and
-                gantry-modern, gantry-schema-modern (the same servers in the stateless era),
-                HTTP has gantry, sdk, sdk-v2, floor, stateless HTTP has gantry-modern,
-                sdk-v2-modern, floor, gantry (the session era, for comparison), WebSocket has
+                gantry-stateless, gantry-schema-stateless (the same servers in the stateless era),
+                HTTP has gantry, sdk, sdk-v2, floor, stateless HTTP has gantry-stateless,
+                sdk-v2-stateless, floor, gantry (the session era, for comparison), WebSocket has
                 gantry, floor, gantry-http (Gantry's HTTP server as the reference); each
                 section runs those of its own it is given
   --json        print the results as JSON instead of tables (progress still goes to stderr)
@@ -162,15 +162,15 @@ interface Flags {
   cpuProf: boolean;
   stdio: boolean;
   http: boolean;
-  httpModern: boolean;
+  httpStateless: boolean;
   ws: boolean;
   only: ServerName[];
   onlyHttp: HttpServerName[];
-  onlyHttpModern: HttpModernServerName[];
+  onlyHttpStateless: HttpStatelessServerName[];
   onlyWs: WsServerName[];
 }
 
-const ERAS = ['legacy', 'modern', 'both'] as const;
+const ERAS = ['session', 'stateless', 'both'] as const;
 
 function parseFlags(argv: readonly string[]): Flags {
   const flags: Flags = {
@@ -180,11 +180,11 @@ function parseFlags(argv: readonly string[]): Flags {
     cpuProf: false,
     stdio: true,
     http: true,
-    httpModern: true,
+    httpStateless: true,
     ws: true,
     only: [...SERVER_NAMES],
     onlyHttp: [...HTTP_SERVER_NAMES],
-    onlyHttpModern: [...HTTP_MODERN_SERVER_NAMES],
+    onlyHttpStateless: [...HTTP_STATELESS_SERVER_NAMES],
     onlyWs: [...WS_SERVER_NAMES],
   };
   let onlyStdio = false;
@@ -208,7 +208,7 @@ function parseFlags(argv: readonly string[]): Flags {
       era = value as (typeof ERAS)[number];
     } else if (arg === '--only' || arg.startsWith('--only=')) {
       const list = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      [flags.only, flags.onlyHttp, flags.onlyHttpModern, flags.onlyWs] = parseServerList(list ?? '');
+      [flags.only, flags.onlyHttp, flags.onlyHttpStateless, flags.onlyWs] = parseServerList(list ?? '');
     } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -218,15 +218,15 @@ function parseFlags(argv: readonly string[]): Flags {
     throw new Error(`--only-stdio, --only-http and --only-ws exclude each other\n${USAGE}`);
   }
   const all = !onlyStdio && !onlyHttp && !onlyWs;
-  const legacy = era !== 'modern';
-  const modern = era !== 'legacy';
-  const stdioEra = [...(legacy ? STDIO_BY_ERA.legacy : []), ...(modern ? STDIO_BY_ERA.modern : [])];
+  const session = era !== 'stateless';
+  const stateless = era !== 'session';
+  const stdioEra = [...(session ? STDIO_BY_ERA.session : []), ...(stateless ? STDIO_BY_ERA.stateless : [])];
   flags.only = flags.only.filter((name) => stdioEra.includes(name));
   flags.stdio = (all || onlyStdio) && flags.only.length > 0;
-  flags.http = (all || onlyHttp) && legacy && flags.onlyHttp.length > 0;
-  flags.httpModern = (all || onlyHttp) && modern && flags.onlyHttpModern.length > 0;
-  flags.ws = (all || onlyWs) && legacy && flags.onlyWs.length > 0;
-  if (!flags.stdio && !flags.http && !flags.httpModern && !flags.ws) {
+  flags.http = (all || onlyHttp) && session && flags.onlyHttp.length > 0;
+  flags.httpStateless = (all || onlyHttp) && stateless && flags.onlyHttpStateless.length > 0;
+  flags.ws = (all || onlyWs) && session && flags.onlyWs.length > 0;
+  if (!flags.stdio && !flags.http && !flags.httpStateless && !flags.ws) {
     throw new Error(
       `nothing to run: the servers given to --only are not in the section and era chosen ` +
         `(WebSocket has no stateless-era measurements)\n${USAGE}`,
@@ -241,12 +241,12 @@ function parseFlags(argv: readonly string[]): Flags {
  */
 function parseServerList(
   list: string,
-): [ServerName[], HttpServerName[], HttpModernServerName[], WsServerName[]] {
+): [ServerName[], HttpServerName[], HttpStatelessServerName[], WsServerName[]] {
   const names = list.split(',').filter((name) => name !== '');
   const known: readonly string[] = [
     ...SERVER_NAMES,
     ...HTTP_SERVER_NAMES,
-    ...HTTP_MODERN_SERVER_NAMES,
+    ...HTTP_STATELESS_SERVER_NAMES,
     ...WS_SERVER_NAMES,
   ];
   const unknown = names.filter((name) => !known.includes(name));
@@ -259,16 +259,18 @@ function parseServerList(
   return [
     SERVER_NAMES.filter((name) => names.includes(name)),
     HTTP_SERVER_NAMES.filter((name) => names.includes(name)),
-    HTTP_MODERN_SERVER_NAMES.filter((name) => names.includes(name)),
+    HTTP_STATELESS_SERVER_NAMES.filter((name) => names.includes(name)),
     WS_SERVER_NAMES.filter((name) => names.includes(name)),
   ];
 }
 
-const MODERN_SUFFIX = '-modern';
+const STATELESS_SUFFIX = '-stateless';
 
-/** A `-modern` name: the server of the name without it, spoken to in the stateless era. */
+/** A `-stateless` name: the server of the name without it, spoken to in the stateless era. */
 function eraOf(name: string): [base: string, era: Era] {
-  return name.endsWith(MODERN_SUFFIX) ? [name.slice(0, -MODERN_SUFFIX.length), 'modern'] : [name, 'legacy'];
+  return name.endsWith(STATELESS_SUFFIX)
+    ? [name.slice(0, -STATELESS_SUFFIX.length), 'stateless']
+    : [name, 'session'];
 }
 
 function serverSpec(name: ServerName): ServerSpec {
@@ -292,19 +294,19 @@ function httpServerSpec(name: HttpServerName): HttpServerSpec {
 }
 
 /**
- * A stateless-era HTTP server: `gantry-modern` is the HTTP section's Gantry server,
- * `sdk-v2-modern` its own script (SDK v2's createMcpHandler), `floor` the HTTP floor sent the
+ * A stateless-era HTTP server: `gantry-stateless` is the HTTP section's Gantry server,
+ * `sdk-v2-stateless` its own script (SDK v2's createMcpHandler), `floor` the HTTP floor sent the
  * stateless-era requests (it answers them as any other: no resultType), `gantry` the HTTP
  * section's Gantry server and client, session era.
  */
-function httpModernServerSpec(name: HttpModernServerName): HttpServerSpec {
-  const file = name === 'gantry-modern' ? 'gantry' : name;
+function httpStatelessServerSpec(name: HttpStatelessServerName): HttpServerSpec {
+  const file = name === 'gantry-stateless' ? 'gantry' : name;
   const script = join(__dirname, 'servers', 'http', `${file}.js`);
   if (!existsSync(script)) {
     throw new Error(`${relative(process.cwd(), script)} does not exist: did 'tsc -b' build it?`);
   }
   if (name === 'gantry') return { name, script };
-  return { name, script, era: 'modern', expectComplete: name !== 'floor' };
+  return { name, script, era: 'stateless', expectComplete: name !== 'floor' };
 }
 
 function wsServerSpec(name: WsServerName): WsServerSpec {
@@ -388,8 +390,8 @@ async function runRound(
     );
   }
   // Cold start is spawn → initialize answered: the stateless era has no handshake to time.
-  const legacySpecs = specs.filter((spec) => (spec.era ?? 'legacy') === 'legacy');
-  for (const [name, samples] of await measureColdStarts(legacySpecs, settings.coldSpawns)) {
+  const sessionSpecs = specs.filter((spec) => (spec.era ?? 'session') === 'session');
+  for (const [name, samples] of await measureColdStarts(sessionSpecs, settings.coldSpawns)) {
     const ms = median(samples);
     rounds(name).coldStart.push(ms);
     line(name, `cold start  ${ms.toFixed(1)} ms (median of ${samples.length})`);
@@ -514,30 +516,30 @@ async function runHttp(flags: Flags, latencyCpu: number | null): Promise<HttpRes
   };
 }
 
-async function runHttpModern(flags: Flags, latencyCpu: number | null): Promise<HttpModernResults> {
+async function runHttpStateless(flags: Flags, latencyCpu: number | null): Promise<HttpStatelessResults> {
   const settings = flags.quick ? HTTP_QUICK : HTTP_NORMAL;
   const notInstalled: Record<string, string> = {};
-  const names = flags.onlyHttpModern.filter((name) => {
+  const names = flags.onlyHttpStateless.filter((name) => {
     const missing = missingPackages(name);
     if (missing.length === 0) return true;
     notInstalled[name] = `npm install ${missing.join(' ')} (in apps/bench)`;
-    progress(`note: ${HTTP_MODERN_SERVER_LABELS[name]} left out, not installed: ${missing.join(', ')}`);
+    progress(`note: ${HTTP_STATELESS_SERVER_LABELS[name]} left out, not installed: ${missing.join(', ')}`);
     return false;
   });
-  const specs = names.map(httpModernServerSpec);
+  const specs = names.map(httpStatelessServerSpec);
   let cpuProfDir: string | undefined;
   if (flags.cpuProf) {
     cpuProfDir = resolve(__dirname, '..', 'results', 'profiles');
     mkdirSync(cpuProfDir, { recursive: true });
   }
-  const perServer = new Map<string, HttpModernServerResults>(
+  const perServer = new Map<string, HttpStatelessServerResults>(
     specs.map((spec) => [
       spec.name,
       {
         rounds: Object.fromEntries(
-          HTTP_MODERN_METRICS.map((metric) => [metric.key, [] as number[]]),
-        ) as Record<HttpModernMetricKey, number[]>,
-        median: {} as HttpModernServerResults['median'],
+          HTTP_STATELESS_METRICS.map((metric) => [metric.key, [] as number[]]),
+        ) as Record<HttpStatelessMetricKey, number[]>,
+        median: {} as HttpStatelessServerResults['median'],
       },
     ]),
   );
@@ -556,7 +558,7 @@ async function runHttpModern(flags: Flags, latencyCpu: number | null): Promise<H
         for (const [name, byConcurrency] of throughput) {
           const rounds = perServer.get(name)!.rounds;
           for (const [concurrency, result] of byConcurrency) {
-            rounds[`rps${concurrency}` as HttpModernMetricKey].push(result.requestsPerSecond);
+            rounds[`rps${concurrency}` as HttpStatelessMetricKey].push(result.requestsPerSecond);
             if (concurrency === 1) {
               rounds.p50.push(result.p50Us);
               rounds.p99.push(result.p99Us);
@@ -571,14 +573,14 @@ async function runHttpModern(flags: Flags, latencyCpu: number | null): Promise<H
             ([c, result]) => `c=${c} ${result.serverCpuUs?.toFixed(1) ?? '?'}`,
           );
           progress(
-            `  ${(HTTP_MODERN_SERVER_LABELS[name] ?? name).padEnd(18)} ${rates.join(', ')} req/s; ` +
+            `  ${(HTTP_STATELESS_SERVER_LABELS[name] ?? name).padEnd(18)} ${rates.join(', ')} req/s; ` +
               `p50 ${c1.p50Us.toFixed(1)} µs, p99 ${c1.p99Us.toFixed(1)} µs at c=1; server CPU/req ${cpu.join(', ')} µs`,
           );
         }
       }
     },
     perServer,
-    HTTP_MODERN_METRICS,
+    HTTP_STATELESS_METRICS,
   );
 
   return {
@@ -675,19 +677,23 @@ async function main(): Promise<void> {
 
   const stdio = flags.stdio ? await runStdio(flags, pinCpu) : null;
   const http = flags.http ? await runHttp(flags, pinCpu) : null;
-  const httpModern = flags.httpModern ? await runHttpModern(flags, pinCpu) : null;
+  const httpStateless = flags.httpStateless ? await runHttpStateless(flags, pinCpu) : null;
   const ws = flags.ws ? await runWs(flags, pinCpu, stdio) : null;
 
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
   const json = JSON.stringify(
     {
-      stdio: stdio && { ...stdio, ratios: computeRatios(stdio), modernRatios: computeModernRatios(stdio) },
+      stdio: stdio && {
+        ...stdio,
+        ratios: computeRatios(stdio),
+        statelessRatios: computeStatelessRatios(stdio),
+      },
       http: http && { ...http, ratios: computeHttpRatios(http), targets: computeHttpTargets(http) },
-      httpModern: httpModern && {
-        ...httpModern,
-        ratios: computeHttpModernRatios(httpModern),
-        targets: computeHttpModernTargets(httpModern),
+      httpStateless: httpStateless && {
+        ...httpStateless,
+        ratios: computeHttpStatelessRatios(httpStateless),
+        targets: computeHttpStatelessTargets(httpStateless),
       },
       ws: ws && { ...ws, ratios: computeWsRatios(ws), targets: computeWsTargets(ws) },
     },
@@ -701,7 +707,7 @@ async function main(): Promise<void> {
     const sections = [];
     if (stdio) sections.push(renderReport(stdio));
     if (http) sections.push(renderHttpReport(http));
-    if (httpModern) sections.push(renderHttpModernReport(httpModern));
+    if (httpStateless) sections.push(renderHttpStatelessReport(httpStateless));
     if (ws) sections.push(renderWsReport(ws));
     console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
   }

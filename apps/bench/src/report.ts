@@ -49,18 +49,19 @@ export const GANTRY_VARIANTS: Readonly<Record<string, string>> = {
  * The same Gantry servers spoken to in the stateless era (2026-07-28: no initialize, `_meta` on
  * every request), how the tables name them, and the session-era server each is compared with.
  */
-export const MODERN_VARIANTS: Readonly<Record<string, { readonly label: string; readonly legacy: string }>> =
-  {
-    'gantry-modern': { label: 'gantry (DTO) stateless', legacy: 'gantry' },
-    'gantry-schema-modern': { label: 'gantry (JSON Schema) stateless', legacy: 'gantry-schema' },
-  };
+export const STATELESS_VARIANTS: Readonly<
+  Record<string, { readonly label: string; readonly session: string }>
+> = {
+  'gantry-stateless': { label: 'gantry (DTO) stateless', session: 'gantry' },
+  'gantry-schema-stateless': { label: 'gantry (JSON Schema) stateless', session: 'gantry-schema' },
+};
 
 /** The metrics the stateless-era variants are measured on: no cold start (there is no handshake to time). */
-export const MODERN_METRICS: readonly MetricKey[] = ['pipelined', 'sequential', 'p50', 'p99'];
+export const STATELESS_METRICS: readonly MetricKey[] = ['pipelined', 'sequential', 'p50', 'p99'];
 
 /** How the tables name a server: Gantry variants by their argument style (and era), the others as is. */
 function label(name: string): string {
-  return GANTRY_VARIANTS[name] ?? MODERN_VARIANTS[name]?.label ?? name;
+  return GANTRY_VARIANTS[name] ?? STATELESS_VARIANTS[name]?.label ?? name;
 }
 
 export interface ServerResults {
@@ -147,13 +148,13 @@ function ratioRow(results: BenchResults, name: string, key: MetricKey): RatioRow
   return row;
 }
 
-export interface ModernRatioRow {
-  /** The stateless-era variant (a key of MODERN_VARIANTS) whose value is divided. */
+export interface StatelessRatioRow {
+  /** The stateless-era variant (a key of STATELESS_VARIANTS) whose value is divided. */
   server: string;
   metric: MetricKey;
   /** ÷ the same server in the session era (measured in the same rounds), and per round. */
-  overLegacy: number | null;
-  overLegacyRounds: number[] | null;
+  overSession: number | null;
+  overSessionRounds: number[] | null;
   /** ÷ the floor (which answers the session-era lines: it has no MCP logic, so the era is nothing to it). */
   overFloor: number | null;
   overFloorRounds: number[] | null;
@@ -162,35 +163,35 @@ export interface ModernRatioRow {
 }
 
 /** What the stateless era may cost over stdio: at most ~10% of the session era's throughput. */
-const MODERN_TARGETS: readonly { metric: MetricKey; atLeast: number; text: string }[] = [
+const STATELESS_TARGETS: readonly { metric: MetricKey; atLeast: number; text: string }[] = [
   { metric: 'pipelined', atLeast: 0.9, text: 'stateless ≥ 0.9× session era' },
   { metric: 'sequential', atLeast: 0.9, text: 'stateless ≥ 0.9× session era' },
 ];
 
 /** One row per metric for each stateless-era variant in the run, variant by variant. */
-export function computeModernRatios(results: BenchResults): ModernRatioRow[] {
-  const variants = Object.keys(MODERN_VARIANTS).filter((name) => results.servers[name] !== undefined);
+export function computeStatelessRatios(results: BenchResults): StatelessRatioRow[] {
+  const variants = Object.keys(STATELESS_VARIANTS).filter((name) => results.servers[name] !== undefined);
   return variants.flatMap((name) =>
-    MODERN_METRICS.map((key) => {
-      const modern = results.servers[name];
+    STATELESS_METRICS.map((key) => {
+      const stateless = results.servers[name];
       const versus = (other: string) => {
         const server = results.servers[other];
         if (server === undefined) return [null, null] as const;
-        const rounds = modern.rounds[key].map((value, round) => value / server.rounds[key][round]);
-        return [medianRatio(modern.median[key], server.median[key]), rounds] as const;
+        const rounds = stateless.rounds[key].map((value, round) => value / server.rounds[key][round]);
+        return [medianRatio(stateless.median[key], server.median[key]), rounds] as const;
       };
-      const [overLegacy, overLegacyRounds] = versus(MODERN_VARIANTS[name].legacy);
+      const [overSession, overSessionRounds] = versus(STATELESS_VARIANTS[name].session);
       const [overFloor, overFloorRounds] = versus('floor');
-      const target = MODERN_TARGETS.find((candidate) => candidate.metric === key);
-      let verdict: ModernRatioRow['verdict'] = null;
-      if (target !== undefined && overLegacy !== null && overLegacyRounds !== null) {
-        verdict = verdictOf((value) => meetsTarget(target, value), overLegacy, overLegacyRounds);
+      const target = STATELESS_TARGETS.find((candidate) => candidate.metric === key);
+      let verdict: StatelessRatioRow['verdict'] = null;
+      if (target !== undefined && overSession !== null && overSessionRounds !== null) {
+        verdict = verdictOf((value) => meetsTarget(target, value), overSession, overSessionRounds);
       }
       return {
         server: name,
         metric: key,
-        overLegacy,
-        overLegacyRounds: overLegacyRounds === null ? null : [...overLegacyRounds],
+        overSession,
+        overSessionRounds: overSessionRounds === null ? null : [...overSessionRounds],
         overFloor,
         overFloorRounds: overFloorRounds === null ? null : [...overFloorRounds],
         target: target?.text ?? null,
@@ -254,9 +255,9 @@ export function renderReport(results: BenchResults): string {
           (row) => [ratioCell(row.overSdk, row.overSdkRounds), ratioCell(row.overFloor, row.overFloorRounds)],
         );
 
-  const modernRows = computeModernRatios(results);
-  const modern =
-    modernRows.length === 0
+  const statelessRows = computeStatelessRatios(results);
+  const stateless =
+    statelessRows.length === 0
       ? []
       : [
           '',
@@ -264,10 +265,10 @@ export function renderReport(results: BenchResults): string {
           'in the session era and ÷ floor (the floor answers the session-era lines; it has no MCP logic), in brackets as above',
           variantRatiosTable(
             ['stateless variant', 'metric', '÷ session era', '÷ floor', 'target', 'verdict'],
-            modernRows,
-            (server) => MODERN_VARIANTS[server].label,
+            statelessRows,
+            (server) => STATELESS_VARIANTS[server].label,
             (row) => [
-              ratioCell(row.overLegacy, row.overLegacyRounds),
+              ratioCell(row.overSession, row.overSessionRounds),
               ratioCell(row.overFloor, row.overFloorRounds),
             ],
           ),
@@ -285,6 +286,6 @@ export function renderReport(results: BenchResults): string {
     'Ratios of medians (each Gantry variant ÷ sdk, ÷ floor), with the lowest–highest ratio of a single round in brackets;',
     'throughput: higher is better; latency and cold start: lower is better',
     ratios,
-    ...modern,
+    ...stateless,
   ].join('\n');
 }

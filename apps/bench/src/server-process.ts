@@ -4,11 +4,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { pinnedCommand } from './cpu-affinity';
 
 /**
- * Which protocol era a driver speaks: `legacy` is the session era (2025-11-25: `initialize`
- * first, then requests on the session), `modern` the stateless era (2026-07-28: no
+ * Which protocol era a driver speaks: `session` is the session era (2025-11-25: `initialize`
+ * first, then requests on the session), `stateless` the stateless era (2026-07-28: no
  * handshake, every request carries its version and capabilities in `params._meta`).
  */
-export type Era = 'legacy' | 'modern';
+export type Era = 'session' | 'stateless';
 
 /** A server under test: its name, the compiled script `node` runs, and the era it is spoken to in (default legacy). */
 export interface ServerSpec {
@@ -44,15 +44,15 @@ const STALL_MS = 10_000;
 export const PROTOCOL_VERSION = '2025-11-25';
 
 /** The protocol version of every stateless-era request. */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
 
 /**
  * The `_meta` every stateless-era request carries (stateless-era.md §2): the two required
  * keys, no capabilities. No clientInfo (a SHOULD, not a MUST): a request grows by what the era
  * requires and no more.
  */
-const MODERN_META_JSON = JSON.stringify({
-  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+const STATELESS_META_JSON = JSON.stringify({
+  'io.modelcontextprotocol/protocolVersion': STATELESS_PROTOCOL_VERSION,
   'io.modelcontextprotocol/clientCapabilities': {},
 });
 
@@ -81,9 +81,9 @@ function textFor(id: number): string {
  * The `tools/call` of the echo tool with request id `id`, as JSON text; in the stateless era
  * with the `_meta` every request of it carries.
  */
-export function toolCallJson(id: number, era: Era = 'legacy'): string {
-  if (era === 'modern') {
-    return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"},"_meta":${MODERN_META_JSON}}}`;
+export function toolCallJson(id: number, era: Era = 'session'): string {
+  if (era === 'stateless') {
+    return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"},"_meta":${STATELESS_META_JSON}}}`;
   }
   return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${textFor(id)}"}}}`;
 }
@@ -108,7 +108,7 @@ function secondsSince(from: bigint): number {
  */
 export class ServerProcess {
   readonly name: string;
-  /** The era the requests are written in; modern answers must also carry resultType "complete". */
+  /** The era the requests are written in; stateless answers must also carry resultType "complete". */
   private readonly era: Era;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly closed: Promise<void>;
@@ -127,7 +127,7 @@ export class ServerProcess {
   /** `cpu`: run the server pinned to that CPU. */
   constructor(spec: ServerSpec, cpu: number | null = null) {
     this.name = spec.name;
-    this.era = spec.era ?? 'legacy';
+    this.era = spec.era ?? 'session';
     const args = [process.execPath, spec.script];
     const [command, commandArgs] = cpu === null ? [args[0], args.slice(1)] : pinnedCommand(cpu, args);
     this.child = spawn(command, commandArgs, { stdio: 'pipe' });
@@ -159,7 +159,7 @@ export class ServerProcess {
    */
   static async start(spec: ServerSpec, cpu: number | null = null): Promise<ServerProcess> {
     const server = new ServerProcess(spec, cpu);
-    if (server.era === 'modern') return server;
+    if (server.era === 'stateless') return server;
     try {
       await server.initialize();
       return server;
@@ -206,7 +206,7 @@ export class ServerProcess {
       this.onResponse = (response) => {
         const id = response.id as number;
         if (!pending.delete(id)) throw new Error(`${this.name}: response to unknown request ${response.id}`);
-        expectEcho(this.name, response, id, this.era === 'modern');
+        expectEcho(this.name, response, id, this.era === 'stateless');
         if (sending) {
           responses++;
           send();
@@ -238,7 +238,7 @@ export class ServerProcess {
         const receivedAt = process.hrtime.bigint();
         if (response.id !== current)
           throw new Error(`${this.name}: expected response ${current}, got ${response.id}`);
-        expectEcho(this.name, response, current, this.era === 'modern');
+        expectEcho(this.name, response, current, this.era === 'stateless');
         if (!sending) return settle();
         latenciesUs.push(Number(receivedAt - sentAt) / 1000);
         send();

@@ -19,9 +19,9 @@ async function rejection(promise: Promise<unknown>): Promise<McpError> {
 
 describe.each<[Era, number]>([
   // MCP 2025-11-25, Server Features §Resources "Error Handling": resource not found is −32002.
-  ['legacy', -32002],
+  ['session', -32002],
   // MCP 2026-07-28 retired −32002: a missing resource is invalid params (−32602).
-  ['modern', -32602],
+  ['stateless', -32602],
 ])('apps/notes asked about a note that does not exist (%s era)', (era, resourceNotFound) => {
   let dir: string;
   let notes: NotesProcess;

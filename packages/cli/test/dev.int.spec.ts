@@ -263,10 +263,10 @@ describe('gantry dev and the requestState key', () => {
       return { action: 'accept', content: { name: 'Ines' } };
     });
     await client.connect(new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp` }), {
-      era: 'modern',
+      era: 'stateless',
     });
     try {
-      expect(client.era).toBe('modern');
+      expect(client.era).toBe('stateless');
       expect((await client.callTool('ask', {})).content).toEqual([
         { type: 'text', text: 'hello Ines from version two' },
       ]);

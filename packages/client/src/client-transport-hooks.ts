@@ -12,9 +12,9 @@ export interface ClientTransportHooks {
    *   `probeTimeoutMs`, because a legacy server may never answer `server/discover`;
    * - `'http'`: one POST per request with the 2026-07-28 request-metadata headers; a probe is
    *   answered definitely (HTTP status + body), so it waits the normal request timeout;
-   * - `'legacy-only'`: the transport cannot carry it (HTTP+SSE of 2024-11-05).
+   * - `'session-only'`: the transport cannot carry it (HTTP+SSE of 2024-11-05).
    */
-  readonly eraBinding?: 'http' | 'legacy-only';
+  readonly eraBinding?: 'http' | 'session-only';
   /**
    * Identifies the server for the era cache (`http:` origin + path, `stdio:` command + args):
    * a client remembers which era a server spoke and tries that one first next time.

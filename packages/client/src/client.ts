@@ -17,8 +17,8 @@ import {
   isJSONRPCRequest,
   isLoggingLevel,
   type JSONRPCNotification,
-  LATEST_MODERN_PROTOCOL_VERSION,
   LATEST_PROTOCOL_VERSION,
+  LATEST_STATELESS_PROTOCOL_VERSION,
   type ListPromptsResult,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
@@ -31,8 +31,6 @@ import {
   MetaKey,
   Method,
   MethodNotFoundError,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernMethod,
   NotConnectedError,
   Peer,
   type ProgressNotificationParams,
@@ -45,6 +43,8 @@ import {
   type ResourceTemplate,
   type Result,
   type ServerCapabilities,
+  STATELESS_PROTOCOL_VERSIONS,
+  StatelessMethod,
   SUPPORTED_PROTOCOL_VERSIONS,
   type SubscriptionFilter,
   type Tool,
@@ -58,7 +58,7 @@ import {
   classifyProbeError,
   type Era,
   type EraPreference,
-  pickModernVersion,
+  pickStatelessVersion,
   rememberEra,
   supportedVersionsIn,
 } from './era';
@@ -77,11 +77,11 @@ export interface ClientOptions {
   /** The version asked for in `initialize`; default `LATEST_PROTOCOL_VERSION`. Must be a supported one. */
   protocolVersion?: string;
   /**
-   * The stateless-era version to ask for first; default `LATEST_MODERN_PROTOCOL_VERSION`.
-   * Must be one of `MODERN_PROTOCOL_VERSIONS`. A server that answers −32022 names the
+   * The stateless-era version to ask for first; default `LATEST_STATELESS_PROTOCOL_VERSION`.
+   * Must be one of `STATELESS_PROTOCOL_VERSIONS`. A server that answers −32022 names the
    * versions it supports, and a common one is used instead.
    */
-  modernProtocolVersion?: string;
+  statelessProtocolVersion?: string;
   /**
    * How long `connect` (era `'auto'`, over a message stream such as stdio or WebSocket) waits
    * for the answer to its `server/discover` probe before it falls back to `initialize`: a
@@ -122,8 +122,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /**
    * Which protocol era to speak (default `'auto'`):
-   * - `'modern'`: the stateless era (2026-07-28) only: `server/discover`, then per-request `_meta`;
-   * - `'legacy'`: the session era only: the `initialize` handshake;
+   * - `'stateless'`: the stateless era (2026-07-28) only: `server/discover`, then per-request `_meta`;
+   * - `'session'`: the session era only: the `initialize` handshake;
    * - `'auto'`: probe with `server/discover`; a `DiscoverResult` or a recognized stateless-era
    *   error (−32020/−32021/−32022, or −32601 with HTTP 404) means the stateless era; any other
    *   error, or silence for `probeTimeoutMs`, falls back to `initialize`. The outcome is cached
@@ -158,7 +158,7 @@ export interface CallToolOptions {
  * an `input_required` result (multi round-trip request), not with a JSON-RPC request.
  */
 export interface InputRequestContext {
-  readonly era: 'modern';
+  readonly era: 'stateless';
   /** The input request's method (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
   readonly method: string;
   /** The server's key for this input request. */
@@ -197,8 +197,8 @@ const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 const DEFAULT_MAX_INPUT_ROUNDS = 8;
 
 /** What `server/discover` (or a recognized stateless-era error) told `connect`. */
-type ModernOutcome = { kind: 'modern'; version: string; discover?: DiscoverResult };
-type ProbeOutcome = ModernOutcome | { kind: 'legacy'; error?: unknown };
+type StatelessOutcome = { kind: 'stateless'; version: string; discover?: DiscoverResult };
+type ProbeOutcome = StatelessOutcome | { kind: 'session'; error?: unknown };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -225,12 +225,12 @@ export class Client {
   private currentEra?: Era;
   private initializeResult?: InitializeResult;
   private discoverResult?: DiscoverResult;
-  private modernVersion?: string;
+  private statelessVersion?: string;
   private logLevel?: LoggingLevel;
   private readonly requestHandlers = new Map<string, ClientRequestHandler>();
   private readonly notificationHandlers = new Map<string, Set<NotificationHandler>>();
   private readonly requestedVersion: string;
-  private readonly preferredModernVersion: string;
+  private readonly preferredStatelessVersion: string;
   private readonly probeTimeoutMs: number;
   private readonly maxInputRounds: number;
   /** `x-mcp-header` annotations by tool name, from the latest `tools/list` (stateless-era HTTP). */
@@ -242,9 +242,9 @@ export class Client {
   /** Stateless era: listen params awaiting their request id (set when the Peer sends them). */
   private readonly listenByParams = new WeakMap<object, Subscription>();
   /** Session era: what each subscription was granted. */
-  private readonly legacyGrants = new Map<Subscription, SubscriptionFilter>();
+  private readonly sessionGrants = new Map<Subscription, SubscriptionFilter>();
   /** Session era: how many subscriptions watch each URI subscribed with `resources/subscribe`. */
-  private readonly legacyUriCounts = new Map<string, number>();
+  private readonly sessionUriCounts = new Map<string, number>();
 
   constructor(
     readonly clientInfo: Implementation,
@@ -257,13 +257,13 @@ export class Client {
       );
     }
     this.requestedVersion = version;
-    const modern = options.modernProtocolVersion ?? LATEST_MODERN_PROTOCOL_VERSION;
-    if (!MODERN_PROTOCOL_VERSIONS.includes(modern)) {
+    const stateless = options.statelessProtocolVersion ?? LATEST_STATELESS_PROTOCOL_VERSION;
+    if (!STATELESS_PROTOCOL_VERSIONS.includes(stateless)) {
       throw new TypeError(
-        `Client: modernProtocolVersion "${modern}" is not supported; use one of ${MODERN_PROTOCOL_VERSIONS.join(', ')}`,
+        `Client: statelessProtocolVersion "${stateless}" is not supported; use one of ${STATELESS_PROTOCOL_VERSIONS.join(', ')}`,
       );
     }
-    this.preferredModernVersion = modern;
+    this.preferredStatelessVersion = stateless;
     this.probeTimeoutMs = positive('probeTimeoutMs', options.probeTimeoutMs, DEFAULT_PROBE_TIMEOUT_MS);
     this.maxInputRounds = options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
     if (!Number.isInteger(this.maxInputRounds) || this.maxInputRounds < 1) {
@@ -280,14 +280,14 @@ export class Client {
     return this.state === 'connected';
   }
 
-  /** The era `connect` settled on: `'modern'` (2026-07-28, stateless) or `'legacy'` (session). */
+  /** The era `connect` settled on: `'stateless'` (2026-07-28) or `'session'` (session). */
   get era(): Era | undefined {
     return this.currentEra;
   }
 
   /** The server's `serverInfo`, once connected (stateless era: from `server/discover`'s `_meta`). */
   get serverInfo(): Implementation | undefined {
-    if (this.currentEra === 'modern') {
+    if (this.currentEra === 'stateless') {
       const info = this.discoverResult?._meta?.[MetaKey.ServerInfo];
       return isObject(info) ? (info as unknown as Implementation) : undefined;
     }
@@ -296,14 +296,14 @@ export class Client {
 
   /** The server's declared capabilities, once connected (from `initialize` or `server/discover`). */
   get serverCapabilities(): ServerCapabilities | undefined {
-    return this.currentEra === 'modern'
+    return this.currentEra === 'stateless'
       ? this.discoverResult?.capabilities
       : this.initializeResult?.capabilities;
   }
 
   /** The server's `instructions`, if it gave any. */
   get instructions(): string | undefined {
-    return this.currentEra === 'modern'
+    return this.currentEra === 'stateless'
       ? this.discoverResult?.instructions
       : this.initializeResult?.instructions;
   }
@@ -313,7 +313,7 @@ export class Client {
    * or the stateless-era version sent in every request's `_meta`.
    */
   get protocolVersion(): string | undefined {
-    return this.currentEra === 'modern' ? this.modernVersion : this.initializeResult?.protocolVersion;
+    return this.currentEra === 'stateless' ? this.statelessVersion : this.initializeResult?.protocolVersion;
   }
 
   /**
@@ -327,19 +327,19 @@ export class Client {
       throw new Error('Client is already connected; close it before connecting again');
     }
     const era = options.era ?? 'auto';
-    if (era !== 'auto' && era !== 'modern' && era !== 'legacy') {
+    if (era !== 'auto' && era !== 'stateless' && era !== 'session') {
       throw new TypeError(
-        `Client.connect: era must be 'auto', 'modern' or 'legacy' (got ${JSON.stringify(era)})`,
+        `Client.connect: era must be 'auto', 'stateless' or 'session' (got ${JSON.stringify(era)})`,
       );
     }
     const hooks = transport as Transport & ClientTransportHooks;
-    if (era === 'modern' && hooks.eraBinding === 'legacy-only') {
+    if (era === 'stateless' && hooks.eraBinding === 'session-only') {
       throw new TypeError(
-        `Client.connect: era 'modern' cannot be spoken over ${transport.constructor.name}, which carries only the session era`,
+        `Client.connect: era 'stateless' cannot be spoken over ${transport.constructor.name}, which carries only the session era`,
       );
     }
     const signal = options.signal;
-    const firstMethod = era === 'legacy' ? Method.Initialize : ModernMethod.ServerDiscover;
+    const firstMethod = era === 'session' ? Method.Initialize : StatelessMethod.ServerDiscover;
     if (signal?.aborted) throw new RequestCancelledError(firstMethod, signal.reason);
 
     const peer = new Peer({
@@ -388,12 +388,12 @@ export class Client {
     this.currentEra = undefined;
     this.initializeResult = undefined;
     this.discoverResult = undefined;
-    this.modernVersion = undefined;
+    this.statelessVersion = undefined;
     this.toolHeaders.clear();
     this.subscriptions.clear();
     this.listenById.clear();
-    this.legacyGrants.clear();
-    this.legacyUriCounts.clear();
+    this.sessionGrants.clear();
+    this.sessionUriCounts.clear();
   }
 
   /** Picks the era as `era` says, probing (and consulting the era cache) for `'auto'`. */
@@ -403,40 +403,40 @@ export class Client {
     era: EraPreference,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    if (era === 'legacy' || (era === 'auto' && hooks.eraBinding === 'legacy-only')) {
-      return this.useLegacy(peer, hooks);
+    if (era === 'session' || (era === 'auto' && hooks.eraBinding === 'session-only')) {
+      return this.useSession(peer, hooks);
     }
-    if (era === 'modern') {
-      const outcome = await this.discover(peer, hooks, this.preferredModernVersion, false, signal);
-      if (outcome.kind === 'legacy') throw outcome.error;
-      return this.useModern(outcome);
+    if (era === 'stateless') {
+      const outcome = await this.discover(peer, hooks, this.preferredStatelessVersion, false, signal);
+      if (outcome.kind === 'session') throw outcome.error;
+      return this.useStateless(outcome);
     }
     const key = hooks.eraCacheKey;
     const cached = cachedEra(key);
-    if (cached?.era === 'legacy') {
+    if (cached?.era === 'session') {
       try {
-        await this.useLegacy(peer, hooks);
+        await this.useSession(peer, hooks);
         return;
       } catch (error) {
         // The server may have moved on: re-probe, unless the connection itself is gone.
         if (!(error instanceof McpError) || signal?.aborted || !peer.isConnected) throw error;
-        const outcome = await this.discover(peer, hooks, this.preferredModernVersion, true, signal);
-        if (outcome.kind === 'legacy') throw error;
-        this.useModern(outcome);
-        rememberEra(key, { era: 'modern', version: outcome.version });
+        const outcome = await this.discover(peer, hooks, this.preferredStatelessVersion, true, signal);
+        if (outcome.kind === 'session') throw error;
+        this.useStateless(outcome);
+        rememberEra(key, { era: 'stateless', version: outcome.version });
         return;
       }
     }
     const preferred =
-      cached?.era === 'modern' && cached.version ? cached.version : this.preferredModernVersion;
+      cached?.era === 'stateless' && cached.version ? cached.version : this.preferredStatelessVersion;
     const outcome = await this.discover(peer, hooks, preferred, true, signal);
-    if (outcome.kind === 'modern') {
-      this.useModern(outcome);
-      rememberEra(key, { era: 'modern', version: outcome.version });
+    if (outcome.kind === 'stateless') {
+      this.useStateless(outcome);
+      rememberEra(key, { era: 'stateless', version: outcome.version });
       return;
     }
-    await this.useLegacy(peer, hooks);
-    rememberEra(key, { era: 'legacy' });
+    await this.useSession(peer, hooks);
+    rememberEra(key, { era: 'session' });
   }
 
   /**
@@ -458,30 +458,30 @@ export class Client {
       let result: Result;
       try {
         result = await peer.request(
-          { method: ModernMethod.ServerDiscover, params: { _meta: this.modernMeta(version) } },
+          { method: StatelessMethod.ServerDiscover, params: { _meta: this.statelessMeta(version) } },
           { timeoutMs, signal },
         );
       } catch (error) {
         if (signal?.aborted || !peer.isConnected) throw error;
         const verdict = classifyProbeError(error);
-        if (verdict.kind === 'legacy') return { kind: 'legacy', error };
+        if (verdict.kind === 'session') return { kind: 'session', error };
         if ((error as McpError).code !== ErrorCode.UnsupportedProtocolVersion)
-          return { kind: 'modern', version };
+          return { kind: 'stateless', version };
         const supported = verdict.supported ?? [];
-        const common = pickModernVersion(supported);
+        const common = pickStatelessVersion(supported);
         if (common !== undefined && common !== version && attempt === 0) {
           version = common;
           continue;
         }
         // A version both sides speak, yet refused: a stateless-era server all the same.
-        if (common !== undefined) return { kind: 'modern', version: common };
+        if (common !== undefined) return { kind: 'stateless', version: common };
         // Dual-era servers may list session-era versions too: those mean "use initialize".
         if (probing && supported.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v))) {
-          return { kind: 'legacy', error };
+          return { kind: 'session', error };
         }
         throw new GantryError(
           LocalErrorCode.ProtocolViolation,
-          `The server speaks the stateless era but none of its versions (${supported.join(', ') || 'none named'}) is one this client supports (${MODERN_PROTOCOL_VERSIONS.join(', ')})`,
+          `The server speaks the stateless era but none of its versions (${supported.join(', ') || 'none named'}) is one this client supports (${STATELESS_PROTOCOL_VERSIONS.join(', ')})`,
           { cause: error },
         );
       }
@@ -489,7 +489,7 @@ export class Client {
         const error = protocolViolation(
           `server/discover answered with something other than a DiscoverResult: ${preview(result)}`,
         );
-        return { kind: 'legacy', error };
+        return { kind: 'session', error };
       }
       if (result.resultType !== undefined && result.resultType !== 'complete') {
         throw protocolViolation(
@@ -499,20 +499,20 @@ export class Client {
       // The server answered at `version`; prefer it when listed, else the newest common one.
       const chosen = result.supportedVersions.includes(version)
         ? version
-        : (pickModernVersion(result.supportedVersions) ?? version);
-      return { kind: 'modern', version: chosen, discover: result };
+        : (pickStatelessVersion(result.supportedVersions) ?? version);
+      return { kind: 'stateless', version: chosen, discover: result };
     }
   }
 
-  private useModern(outcome: ModernOutcome): void {
-    this.currentEra = 'modern';
-    this.modernVersion = outcome.version;
+  private useStateless(outcome: StatelessOutcome): void {
+    this.currentEra = 'stateless';
+    this.statelessVersion = outcome.version;
     this.discoverResult = outcome.discover;
   }
 
-  private async useLegacy(peer: Peer, hooks: ClientTransportHooks): Promise<void> {
+  private async useSession(peer: Peer, hooks: ClientTransportHooks): Promise<void> {
     this.initializeResult = await this.handshake(peer, hooks);
-    this.currentEra = 'legacy';
+    this.currentEra = 'session';
   }
 
   /** 2025-11-25 lifecycle: `initialize`, a check of the answer, then `notifications/initialized`. */
@@ -544,7 +544,7 @@ export class Client {
     if (this.peer !== peer || this.state !== 'connected') {
       throw new NotConnectedError('Not connected: the session was lost after the connection ended');
     }
-    if (this.currentEra === 'modern') return;
+    if (this.currentEra === 'stateless') return;
     this.initializeResult = await this.handshake(peer, hooks);
   }
 
@@ -554,7 +554,8 @@ export class Client {
    * and resolves once it is answered.
    */
   async ping(options: ClientRequestOptions = {}): Promise<void> {
-    if (this.currentEra === 'modern') await this.request(ModernMethod.ServerDiscover, undefined, options);
+    if (this.currentEra === 'stateless')
+      await this.request(StatelessMethod.ServerDiscover, undefined, options);
     else await this.request(Method.Ping, undefined, options);
   }
 
@@ -570,7 +571,7 @@ export class Client {
         `Client.setLoggingLevel: unknown level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
       );
     }
-    if (this.currentEra === 'modern') {
+    if (this.currentEra === 'stateless') {
       if (!this.connectedPeer())
         throw new NotConnectedError(notConnectedMessage(this.state, Method.LoggingSetLevel));
       this.logLevel = level;
@@ -595,7 +596,7 @@ export class Client {
     if (!Array.isArray(result.tools)) {
       throw protocolViolation(`tools/list answered without a "tools" array: ${preview(result)}`);
     }
-    if (this.currentEra === 'modern' && this.hooks?.setParamHeaders) {
+    if (this.currentEra === 'stateless' && this.hooks?.setParamHeaders) {
       return { ...result, tools: this.keepValidTools(result.tools) };
     }
     return result;
@@ -741,7 +742,8 @@ export class Client {
   ): Promise<T> {
     const peer = this.connectedPeer();
     if (!peer) return Promise.reject(new NotConnectedError(notConnectedMessage(this.state, method)));
-    if (this.currentEra === 'modern') return this.modernRequest(peer, method, params, options) as Promise<T>;
+    if (this.currentEra === 'stateless')
+      return this.statelessRequest(peer, method, params, options) as Promise<T>;
     return peer.request<T>(params === undefined ? { method } : { method, params }, options);
   }
 
@@ -768,9 +770,10 @@ export class Client {
    */
   listen(filter: ListenFilter = {}): Subscription {
     const peer = this.connectedPeer();
-    if (!peer) throw new NotConnectedError(notConnectedMessage(this.state, ModernMethod.SubscriptionsListen));
+    if (!peer)
+      throw new NotConnectedError(notConnectedMessage(this.state, StatelessMethod.SubscriptionsListen));
     if (!isObject(filter)) throw new TypeError('Client.listen: the filter must be an object');
-    return this.currentEra === 'modern' ? this.listenModern(peer, filter) : this.listenLegacy(filter);
+    return this.currentEra === 'stateless' ? this.listenStateless(peer, filter) : this.listenSession(filter);
   }
 
   /**
@@ -824,7 +827,7 @@ export class Client {
   }
 
   /** The per-request `_meta` of the stateless era. */
-  private modernMeta(version = this.modernVersion ?? this.preferredModernVersion): Meta {
+  private statelessMeta(version = this.statelessVersion ?? this.preferredStatelessVersion): Meta {
     const meta: Meta = {
       [MetaKey.ProtocolVersion]: version,
       [MetaKey.ClientCapabilities]: this.options.capabilities ?? {},
@@ -834,9 +837,9 @@ export class Client {
     return meta;
   }
 
-  private withModernMeta(params: { [key: string]: unknown } | undefined): { [key: string]: unknown } {
+  private withStatelessMeta(params: { [key: string]: unknown } | undefined): { [key: string]: unknown } {
     const given = isObject(params?._meta) ? params._meta : undefined;
-    return { ...params, _meta: { ...this.modernMeta(), ...given } };
+    return { ...params, _meta: { ...this.statelessMeta(), ...given } };
   }
 
   /**
@@ -845,7 +848,7 @@ export class Client {
    * `requestState`), a −32022 retried once with a common version, and a −32020 on `tools/call`
    * over HTTP retried once after re-reading `tools/list` (the `Mcp-Param-*` headers may be stale).
    */
-  private async modernRequest(
+  private async statelessRequest(
     peer: Peer,
     method: string,
     params: { [key: string]: unknown } | undefined,
@@ -858,15 +861,15 @@ export class Client {
     for (;;) {
       let result: Result;
       try {
-        result = await peer.request({ method, params: this.withModernMeta(current) }, options);
+        result = await peer.request({ method, params: this.withStatelessMeta(current) }, options);
       } catch (error) {
         if (!(error instanceof McpError) || options.signal?.aborted) throw error;
         if (error.code === ErrorCode.UnsupportedProtocolVersion && !versionRetried) {
           versionRetried = true;
-          const common = pickModernVersion(supportedVersionsIn(error) ?? []);
-          if (common !== undefined && common !== this.modernVersion) {
-            this.modernVersion = common;
-            rememberEra(this.hooks?.eraCacheKey, { era: 'modern', version: common });
+          const common = pickStatelessVersion(supportedVersionsIn(error) ?? []);
+          if (common !== undefined && common !== this.statelessVersion) {
+            this.statelessVersion = common;
+            rememberEra(this.hooks?.eraCacheKey, { era: 'stateless', version: common });
             continue;
           }
         }
@@ -957,7 +960,7 @@ export class Client {
       }
       if (callSignal.aborted) throw new RequestCancelledError(method, callSignal.reason);
       const context: InputRequestContext = {
-        era: 'modern',
+        era: 'stateless',
         method: input.method,
         key,
         request: params === undefined ? { method } : { method, params },
@@ -1028,19 +1031,19 @@ export class Client {
     return kept;
   }
 
-  private listenModern(peer: Peer, filter: ListenFilter): Subscription {
+  private listenStateless(peer: Peer, filter: ListenFilter): Subscription {
     const controller = new AbortController();
     const subscription: Subscription = new Subscription(filter, async () => {
       this.forget(subscription);
       controller.abort('The subscription was closed');
     });
-    const params = this.withModernMeta({ notifications: filter });
+    const params = this.withStatelessMeta({ notifications: filter });
     this.listenByParams.set(params, subscription);
     this.subscriptions.add(subscription);
     // A listen stream lasts until one side ends it: no timeout.
     peer
       .request(
-        { method: ModernMethod.SubscriptionsListen, params },
+        { method: StatelessMethod.SubscriptionsListen, params },
         { timeoutMs: Infinity, signal: controller.signal },
       )
       .then(
@@ -1063,8 +1066,8 @@ export class Client {
     return subscription;
   }
 
-  private listenLegacy(filter: ListenFilter): Subscription {
-    const subscription: Subscription = new Subscription(filter, () => this.unsubscribeLegacy(subscription));
+  private listenSession(filter: ListenFilter): Subscription {
+    const subscription: Subscription = new Subscription(filter, () => this.unsubscribeSession(subscription));
     const caps = this.serverCapabilities ?? {};
     const granted: SubscriptionFilter = {};
     if (filter.toolsListChanged === true && caps.tools?.listChanged) granted.toolsListChanged = true;
@@ -1076,34 +1079,34 @@ export class Client {
       : undefined;
     if (uris !== undefined && caps.resources?.subscribe) granted.resourceSubscriptions = uris;
     this.subscriptions.add(subscription);
-    this.legacyGrants.set(subscription, granted);
+    this.sessionGrants.set(subscription, granted);
     const subscribes: Promise<unknown>[] = [];
     for (const uri of granted.resourceSubscriptions ?? []) {
-      const count = this.legacyUriCounts.get(uri) ?? 0;
-      this.legacyUriCounts.set(uri, count + 1);
+      const count = this.sessionUriCounts.get(uri) ?? 0;
+      this.sessionUriCounts.set(uri, count + 1);
       if (count === 0) subscribes.push(this.request(Method.ResourcesSubscribe, { uri }));
     }
     Promise.all(subscribes).then(
       () => subscription.markAcknowledged(granted),
       (error: Error) => {
         subscription.end(error);
-        this.unsubscribeLegacy(subscription).catch(() => undefined);
+        this.unsubscribeSession(subscription).catch(() => undefined);
       },
     );
     return subscription;
   }
 
   /** Session era: `resources/unsubscribe` for the URIs no other open subscription watches. */
-  private async unsubscribeLegacy(subscription: Subscription): Promise<void> {
-    const granted = this.legacyGrants.get(subscription);
+  private async unsubscribeSession(subscription: Subscription): Promise<void> {
+    const granted = this.sessionGrants.get(subscription);
     this.forget(subscription);
     if (!granted) return;
     const last: string[] = [];
     for (const uri of granted.resourceSubscriptions ?? []) {
-      const count = (this.legacyUriCounts.get(uri) ?? 1) - 1;
-      if (count > 0) this.legacyUriCounts.set(uri, count);
+      const count = (this.sessionUriCounts.get(uri) ?? 1) - 1;
+      if (count > 0) this.sessionUriCounts.set(uri, count);
       else {
-        this.legacyUriCounts.delete(uri);
+        this.sessionUriCounts.delete(uri);
         last.push(uri);
       }
     }
@@ -1119,7 +1122,7 @@ export class Client {
 
   private forget(subscription: Subscription): void {
     this.subscriptions.delete(subscription);
-    this.legacyGrants.delete(subscription);
+    this.sessionGrants.delete(subscription);
     if (subscription.id !== undefined && this.listenById.get(subscription.id) === subscription) {
       this.listenById.delete(subscription.id);
     }
@@ -1191,7 +1194,7 @@ export class Client {
     if (id !== undefined) {
       const subscription = this.listenById.get(id as RequestId);
       if (!subscription) return;
-      if (notification.method === ModernMethod.SubscriptionsAcknowledged) {
+      if (notification.method === StatelessMethod.SubscriptionsAcknowledged) {
         const agreed = notification.params?.notifications;
         subscription.markAcknowledged(isObject(agreed) ? (agreed as SubscriptionFilter) : {});
       } else {
@@ -1199,8 +1202,8 @@ export class Client {
       }
       return;
     }
-    if (this.currentEra !== 'legacy') return;
-    for (const [subscription, granted] of this.legacyGrants) {
+    if (this.currentEra !== 'session') return;
+    for (const [subscription, granted] of this.sessionGrants) {
       if (grants(granted, notification)) subscription.push(notification);
     }
   }

@@ -14,7 +14,7 @@ export interface ConnectHttpOptions extends Omit<StreamableHttpClientTransportOp
   signal?: ConnectOptions['signal'];
   /**
    * The protocol era (see {@link ConnectOptions.era}); default `'auto'`. HTTP+SSE carries the
-   * session era only, so `'modern'` never falls back to it.
+   * session era only, so `'stateless'` never falls back to it.
    */
   era?: ConnectOptions['era'];
 }
@@ -54,7 +54,7 @@ export async function connectHttp(
     // Only `initialize` can fail as a request here (a failed probe falls back to it): a
     // McpError carrying an HTTP status came from its POST, not from a later step.
     const status = error instanceof McpError ? httpStatusOf(error) : undefined;
-    if (era === 'modern' || status === undefined || !FALLBACK_STATUSES.has(status) || signal?.aborted) {
+    if (era === 'stateless' || status === undefined || !FALLBACK_STATUSES.has(status) || signal?.aborted) {
       throw error;
     }
     const legacy = new SseClientTransport({
@@ -65,11 +65,11 @@ export async function connectHttp(
       onError: options.onError,
     });
     try {
-      await client.connect(legacy, { signal, era: 'legacy' });
-    } catch (legacyError) {
+      await client.connect(legacy, { signal, era: 'session' });
+    } catch (sessionError) {
       throw new ConnectionClosedError(
-        `Cannot connect to ${String(url)}: POST initialize answered HTTP ${status}, so this is not a Streamable HTTP endpoint, and the HTTP+SSE fallback failed too: ${asError(legacyError).message}`,
-        { cause: legacyError },
+        `Cannot connect to ${String(url)}: POST initialize answered HTTP ${status}, so this is not a Streamable HTTP endpoint, and the HTTP+SSE fallback failed too: ${asError(sessionError).message}`,
+        { cause: sessionError },
       );
     }
     return { kind: 'sse', transport: legacy };

@@ -1,14 +1,14 @@
 // Which protocol era a server speaks, and how a client finds out (2026-07-28
 // basic/versioning §"Backward Compatibility", transports stdio + streamable HTTP; digest:
 // shared/spec/README.md §3, transports.md §1.4 and §4.9).
-import { ErrorCode, isModernVersion, McpError, MODERN_PROTOCOL_VERSIONS } from '@gantry/protocol';
+import { ErrorCode, isStatelessVersion, McpError, STATELESS_PROTOCOL_VERSIONS } from '@gantry/protocol';
 import { type HttpFailureData, httpStatusOf } from './http-status-error';
 
 /**
- * The protocol era of a connection: `'modern'` is the stateless era (2026-07-28: per-request
- * `_meta`, no `initialize`), `'legacy'` the session era (`initialize`, 2024-11-05 … 2025-11-25).
+ * The protocol era of a connection: `'stateless'` is the stateless era (2026-07-28: per-request
+ * `_meta`, no `initialize`), `'session'` the session era (`initialize`, 2024-11-05 … 2025-11-25).
  */
-export type Era = 'modern' | 'legacy';
+export type Era = 'stateless' | 'session';
 
 /** What `connect` tries: one era only, or `'auto'` (the stateless era first, then `initialize`). */
 export type EraPreference = Era | 'auto';
@@ -16,7 +16,7 @@ export type EraPreference = Era | 'auto';
 /** What the era cache remembers of one server. */
 export interface CachedEra {
   readonly era: Era;
-  /** The stateless-era version the server accepted, for `'modern'`. */
+  /** The stateless-era version the server accepted, for `'stateless'`. */
   readonly version?: string;
 }
 
@@ -49,12 +49,12 @@ export function clearEraCache(key?: string): void {
 /** How the answer to a `server/discover` probe classifies the server. */
 export type ProbeVerdict =
   /** A stateless-era server; `supported` lists the versions it named, when it named any. */
-  | { kind: 'modern'; supported?: string[] }
+  | { kind: 'stateless'; supported?: string[] }
   /** Not a stateless-era server: fall back to `initialize`. */
-  | { kind: 'legacy' };
+  | { kind: 'session' };
 
 /** The codes only a 2026-07-28 server sends (`-32020` … `-32022`). */
-const MODERN_CODES: ReadonlySet<number> = new Set([
+const STATELESS_CODES: ReadonlySet<number> = new Set([
   ErrorCode.HeaderMismatch,
   ErrorCode.MissingRequiredClientCapability,
   ErrorCode.UnsupportedProtocolVersion,
@@ -62,17 +62,18 @@ const MODERN_CODES: ReadonlySet<number> = new Set([
 
 /**
  * Classifies a failed probe. A recognized stateless-era error means a stateless-era server:
- * `-32020`, `-32021` or `-32022`, or `-32601` carried by HTTP 404 (a modern server's
+ * `-32020`, `-32021` or `-32022`, or `-32601` carried by HTTP 404 (a stateless server's
  * unknown-method answer; a legacy one's 404 has no such body). Anything else, a timeout and a
  * lost connection included, means "try `initialize`": the fallback is never keyed to one code.
  */
 export function classifyProbeError(error: unknown): ProbeVerdict {
-  if (!(error instanceof McpError)) return { kind: 'legacy' };
+  if (!(error instanceof McpError)) return { kind: 'session' };
   const status = httpStatusOf(error);
-  const modern = MODERN_CODES.has(error.code) || (error.code === ErrorCode.MethodNotFound && status === 404);
-  if (!modern) return { kind: 'legacy' };
+  const stateless =
+    STATELESS_CODES.has(error.code) || (error.code === ErrorCode.MethodNotFound && status === 404);
+  if (!stateless) return { kind: 'session' };
   const supported = supportedVersionsIn(error);
-  return supported === undefined ? { kind: 'modern' } : { kind: 'modern', supported };
+  return supported === undefined ? { kind: 'stateless' } : { kind: 'stateless', supported };
 }
 
 /**
@@ -99,9 +100,9 @@ function stringArray(value: unknown): string[] | undefined {
 }
 
 /** The newest stateless-era version both sides speak, among `offered`. */
-export function pickModernVersion(offered: readonly string[]): string | undefined {
+export function pickStatelessVersion(offered: readonly string[]): string | undefined {
   return offered
-    .filter((version) => isModernVersion(version) && MODERN_PROTOCOL_VERSIONS.includes(version))
+    .filter((version) => isStatelessVersion(version) && STATELESS_PROTOCOL_VERSIONS.includes(version))
     .sort()
     .at(-1);
 }

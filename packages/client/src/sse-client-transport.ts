@@ -66,7 +66,7 @@ export class SseClientTransport implements Transport, ClientTransportHooks {
   /** The SSE endpoint. */
   readonly url: URL;
   /** HTTP+SSE (2024-11-05) carries the session era only: `era: 'auto'` goes straight to `initialize`. */
-  readonly eraBinding = 'legacy-only' as const;
+  readonly eraBinding = 'session-only' as const;
   private readonly fetchImpl: typeof fetch;
   private readonly maxMessageBytes: number;
   private state: State = 'idle';

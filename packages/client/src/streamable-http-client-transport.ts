@@ -7,7 +7,7 @@ import {
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
-  isModernRequest,
+  isStatelessRequest,
   type JSONRPCErrorObject,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -151,7 +151,7 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   /** What the stream loops use of this transport. */
   private readonly host: EventStreamHost;
   /** Stateless-era requests in flight: aborting one's controller cancels it. */
-  private readonly modernInflight = new Map<RequestId, AbortController>();
+  private readonly statelessInflight = new Map<RequestId, AbortController>();
   private paramHeaders?: (tool: string) => readonly ParamHeader[] | undefined;
 
   constructor(private readonly options: StreamableHttpClientTransportOptions) {
@@ -222,12 +222,12 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
     this.assertOpen();
     if (!Array.isArray(message)) {
       // Stateless era: one POST per request, no session; cancelling aborts that POST.
-      if (isJSONRPCRequest(message) && isModernRequest(message)) return this.postModern(message);
+      if (isJSONRPCRequest(message) && isStatelessRequest(message)) return this.postStateless(message);
       if (isJSONRPCNotification(message) && message.method === Method.Cancelled) {
         const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        const controller = requestId === undefined ? undefined : this.modernInflight.get(requestId);
+        const controller = requestId === undefined ? undefined : this.statelessInflight.get(requestId);
         if (controller && requestId !== undefined) {
-          this.modernInflight.delete(requestId);
+          this.statelessInflight.delete(requestId);
           controller.abort();
           return;
         }
@@ -345,13 +345,13 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
    * POSTs one stateless-era request (2026-07-28 streamable HTTP): request-metadata headers,
    * no session, and an answer read once. Settles once the server has answered the headers.
    */
-  private async postModern(request: JSONRPCRequest): Promise<void> {
-    const headers = await this.modernHeaders(request);
+  private async postStateless(request: JSONRPCRequest): Promise<void> {
+    const headers = await this.statelessHeaders(request);
     const controller = new AbortController();
-    this.modernInflight.set(request.id, controller);
+    this.statelessInflight.set(request.id, controller);
     const signal = AbortSignal.any([controller.signal, this.lifetime.signal]);
     const done = () => {
-      if (this.modernInflight.get(request.id) === controller) this.modernInflight.delete(request.id);
+      if (this.statelessInflight.get(request.id) === controller) this.statelessInflight.delete(request.id);
     };
     let response: Response;
     try {
@@ -370,11 +370,11 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
     if (!response.ok) {
       const error = await this.statusError('POST', response);
       done();
-      return this.failRequests([request.id], modernErrorObject(error));
+      return this.failRequests([request.id], statelessErrorObject(error));
     }
     const type = mediaTypeOf(response);
     if (type === 'text/event-stream' && response.body) {
-      this.followModernStream(request.id, response, signal)
+      this.followStatelessStream(request.id, response, signal)
         .catch((error) => this.reportError(asError(error)))
         .finally(done);
       return;
@@ -394,7 +394,7 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   }
 
   /** The headers of a stateless-era POST (2026-07-28 streamable HTTP §"Request Metadata"). */
-  private async modernHeaders(request: JSONRPCRequest): Promise<Headers> {
+  private async statelessHeaders(request: JSONRPCRequest): Promise<Headers> {
     const headers = await resolveHeaders(this.options.headers);
     // No sessions and no resumption in this era, whatever the caller's headers say.
     headers.delete('mcp-session-id');
@@ -422,7 +422,7 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
    * until the stream ends. No resumption: a stream that ends or breaks before the response
    * fails the request.
    */
-  private async followModernStream(id: RequestId, response: Response, signal: AbortSignal): Promise<void> {
+  private async followStatelessStream(id: RequestId, response: Response, signal: AbortSignal): Promise<void> {
     const parser = new SseParser({ maxEventChars: this.maxMessageBytes });
     let answered = false;
     let failure: Error | undefined;
@@ -709,7 +709,7 @@ function mcpNameOf(method: string, params: { [key: string]: unknown }): string |
  * one (code and data kept, so e.g. −32022's `data.supported` reaches the Client), with the
  * HTTP status and body added to `data`; else −32603.
  */
-function modernErrorObject(error: HttpStatusError): JSONRPCErrorObject {
+function statelessErrorObject(error: HttpStatusError): JSONRPCErrorObject {
   let answered: JSONRPCErrorObject | undefined;
   try {
     const value: unknown = JSON.parse(error.body);

@@ -9,10 +9,10 @@ import {
   type JSONRPCMessage,
   LocalErrorCode,
   Method,
-  ModernMethod,
   NotConnectedError,
   ParseError,
   type RequestId,
+  StatelessMethod,
   type Transport,
   type TransportSink,
   type WireMessage,
@@ -144,7 +144,7 @@ function resolveReconnect(option: boolean | WebSocketReconnectOptions | undefine
 function isHandshake(message: JSONRPCMessage): boolean {
   const method = (message as { method?: unknown }).method;
   return (
-    method === Method.Initialize || method === Method.Initialized || method === ModernMethod.ServerDiscover
+    method === Method.Initialize || method === Method.Initialized || method === StatelessMethod.ServerDiscover
   );
 }
 

@@ -47,7 +47,7 @@ describe('connectHttp (2025-11-25 transports, backwards compatibility)', () => {
       cleanups.push(() => server.close());
       const client = newClient();
 
-      const connection = await connectHttp(client, `${server.origin}/mcp`, { era: 'legacy' });
+      const connection = await connectHttp(client, `${server.origin}/mcp`, { era: 'session' });
 
       expect(connection.kind).toBe('sse');
       expect(connection.transport).toBeInstanceOf(SseClientTransport);
@@ -75,7 +75,7 @@ describe('connectHttp (2025-11-25 transports, backwards compatibility)', () => {
     }).listen();
     cleanups.push(() => server.close());
 
-    const error = await connectHttp(newClient(), `${server.origin}/mcp`, { era: 'legacy' }).catch(
+    const error = await connectHttp(newClient(), `${server.origin}/mcp`, { era: 'session' }).catch(
       (caught: unknown) => caught,
     );
 
@@ -93,7 +93,7 @@ describe('connectHttp (2025-11-25 transports, backwards compatibility)', () => {
     cleanups.push(() => server.close());
     const url = `${server.origin}/mcp`;
 
-    const error = await connectHttp(newClient(), url, { era: 'legacy' }).catch((caught: unknown) => caught);
+    const error = await connectHttp(newClient(), url, { era: 'session' }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ConnectionClosedError);
     expect((error as Error).message).toBe(

@@ -63,11 +63,11 @@ describe('stdio: a dual-era Gantry server', () => {
       content: { type: 'text', text: 'Andes!' },
     }));
     await client.connect(dualEraServer());
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(client.serverInfo).toEqual({ name: 'dual-era', version: '1.0.0' });
 
     expect(text(await client.callTool('plan_trip', { city: 'Lima' }))).toBe(
-      'Booked Lima for Grace (modern): Andes!',
+      'Booked Lima for Grace (stateless): Andes!',
     );
 
     const subscription = client.listen({ toolsListChanged: true });
@@ -98,12 +98,12 @@ describe('stdio: a dual-era Gantry server', () => {
     expect(events).toBe('wait started|wait cancelled');
   });
 
-  it("era 'legacy' forces initialize on the same server", async () => {
+  it("era 'session' forces initialize on the same server", async () => {
     const client = newClient();
-    await client.connect(dualEraServer(), { era: 'legacy' });
-    expect(client.era).toBe('legacy');
+    await client.connect(dualEraServer(), { era: 'session' });
+    expect(client.era).toBe('session');
     expect(client.protocolVersion).toBe('2025-11-25');
-    expect(text(await client.callTool('echo', { text: 'legacy' }))).toBe('legacy');
+    expect(text(await client.callTool('echo', { text: 'session' }))).toBe('session');
   });
 });
 
@@ -111,7 +111,7 @@ describe('stdio: a session-era-only server', () => {
   it("era 'auto' falls back to initialize when server/discover gets an error (here −32000, not −32601)", async () => {
     const client = newClient();
     await client.connect(legacyServer('error', '-32000'));
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
     expect(client.serverInfo).toEqual({ name: 'legacy-only', version: '0.1.0' });
     expect(text(await client.callTool('echo', { text: 'hi' }))).toBe('hi');
     expect((await received(client)).methods).toEqual([
@@ -126,7 +126,7 @@ describe('stdio: a session-era-only server', () => {
   it("era 'auto' falls back to initialize when server/discover is never answered, after probeTimeoutMs", async () => {
     const client = newClient({ probeTimeoutMs: 200 });
     await client.connect(legacyServer('silent'));
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
     expect((await received(client)).methods).toEqual([
       'server/discover',
       'notifications/cancelled',
@@ -143,7 +143,7 @@ describe('stdio: a session-era-only server', () => {
 
     const second = newClient({ probeTimeoutMs: 200 });
     await second.connect(legacyServer('silent'));
-    expect(second.era).toBe('legacy');
+    expect(second.era).toBe('session');
     expect((await received(second)).methods).toEqual([
       'initialize',
       'notifications/initialized',
@@ -157,10 +157,10 @@ describe('stdio: a session-era-only server', () => {
     expect((await received(third)).methods[0]).toBe('server/discover');
   });
 
-  it("era 'modern' does not fall back: it rejects with the server's error", async () => {
+  it("era 'stateless' does not fall back: it rejects with the server's error", async () => {
     const client = newClient();
     const error = await client
-      .connect(legacyServer('error', '-32601'), { era: 'modern' })
+      .connect(legacyServer('error', '-32601'), { era: 'stateless' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(McpError);
     expect(error).toMatchObject({ code: -32601, message: 'Server not initialized' });

@@ -22,7 +22,7 @@ const INITIALIZE_RESULT = {
 type Answer = (request: JSONRPCRequest) => Result | Promise<Result>;
 
 /** The bare server below speaks the session era only: these tests pin the handshake to it. */
-const LEGACY = { era: 'legacy' } as const;
+const LEGACY = { era: 'session' } as const;
 
 /**
  * A bare Peer standing in for a server: it answers from a table of literal JSON and records

@@ -65,7 +65,7 @@ describe.each(modes)('Client over Streamable HTTP against the SDK server (%s)', 
     client = new Client(CLIENT_INFO);
     transport = new StreamableHttpClientTransport({ url: server.url, reconnect: FAST_RECONNECT });
     // These tests check the session-era wire exchange from its first POST.
-    await client.connect(transport, { era: 'legacy' });
+    await client.connect(transport, { era: 'session' });
   });
 
   afterAll(async () => {

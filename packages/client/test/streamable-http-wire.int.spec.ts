@@ -63,7 +63,7 @@ async function connect(
     ...options,
   });
   // The scripted server below speaks the session era: the handshake is pinned to it.
-  await client.connect(transport, { era: 'legacy' });
+  await client.connect(transport, { era: 'session' });
   return { client, transport };
 }
 
@@ -250,7 +250,7 @@ describe('Streamable HTTP headers', () => {
     const server = await rawMcpServer({ sessionId: 'has space' });
     const client = new Client({ name: 'wire', version: '1' });
     const error = await client
-      .connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'legacy' })
+      .connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'session' })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       code: ErrorCode.InternalError,

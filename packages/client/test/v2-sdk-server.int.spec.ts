@@ -78,32 +78,32 @@ describe('the v2 SDK server over stdio', () => {
   it("era 'auto' speaks 2026-07-28 with it: discover, list, call, an input_required round", async () => {
     const client = newClient();
     await client.connect(stdioServer('serve'));
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(client.protocolVersion).toBe('2026-07-28');
     expect(client.serverInfo).toEqual({ name: 'v2-fixture', version: '2.4.0' });
     expect(client.instructions).toBe('A v2 SDK fixture for @gantry/client tests.');
     await exercise(client);
   });
 
-  it("era 'legacy' speaks the session era with it; the elicitation comes as a server request", async () => {
+  it("era 'session' speaks the session era with it; the elicitation comes as a server request", async () => {
     const client = newClient();
-    await client.connect(stdioServer('serve'), { era: 'legacy' });
-    expect(client.era).toBe('legacy');
+    await client.connect(stdioServer('serve'), { era: 'session' });
+    expect(client.era).toBe('session');
     expect(client.protocolVersion).toBe('2025-11-25');
     expect(client.serverInfo).toEqual({ name: 'v2-fixture', version: '2.4.0' });
     await exercise(client);
   });
 
-  it("a modern-only v2 server refuses era 'legacy', and 'auto' finds the stateless era", async () => {
+  it("a stateless-only v2 server refuses era 'session', and 'auto' finds the stateless era", async () => {
     const refused = newClient();
     const error = await refused
-      .connect(stdioServer('reject'), { era: 'legacy' })
+      .connect(stdioServer('reject'), { era: 'session' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(McpError);
 
     const client = newClient();
     await client.connect(stdioServer('reject'));
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     await exercise(client);
   });
 });
@@ -113,7 +113,7 @@ describe('the v2 SDK server over Streamable HTTP', () => {
     const server = await httpServer('stateless');
     const client = newClient();
     await client.connect(new StreamableHttpClientTransport({ url: server.url }));
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     await exercise(client);
     expect(text(await client.callTool('greet', { region: 'eu-west', name: 'Ada' }))).toBe(
       'hello Ada in eu-west',
@@ -130,11 +130,11 @@ describe('the v2 SDK server over Streamable HTTP', () => {
     expect(posts.every((headers) => headers['mcp-session-id'] === undefined)).toBe(true);
   });
 
-  it("era 'legacy' against the stateless legacy fallback: initialize, list, call", async () => {
+  it("era 'session' against the stateless legacy fallback: initialize, list, call", async () => {
     const server = await httpServer('stateless');
     const client = newClient();
-    await client.connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'legacy' });
-    expect(client.era).toBe('legacy');
+    await client.connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'session' });
+    expect(client.era).toBe('session');
     const tools = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['add', 'greet', 'confirm']);
     await expect(client.callTool('add', { a: 1, b: 1 })).resolves.toEqual({
@@ -144,17 +144,17 @@ describe('the v2 SDK server over Streamable HTTP', () => {
     expect(posts[0]['mcp-method']).toBeUndefined();
   });
 
-  it("a modern-only v2 endpoint refuses era 'legacy', and 'auto' finds the stateless era", async () => {
+  it("a stateless-only v2 endpoint refuses era 'session', and 'auto' finds the stateless era", async () => {
     const server = await httpServer('reject');
     const refused = newClient();
     const error = await refused
-      .connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'legacy' })
+      .connect(new StreamableHttpClientTransport({ url: server.url }), { era: 'session' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(McpError);
 
     const client = newClient();
     await client.connect(new StreamableHttpClientTransport({ url: server.url }));
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     await exercise(client);
   });
 });

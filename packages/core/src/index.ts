@@ -57,10 +57,6 @@ export { toGetPromptResult } from './execution/prompt-result';
 export { toReadResourceResult } from './execution/resource-result';
 export { toCallToolResult } from './execution/tool-result';
 export { type Logger, StderrLogger, silentLogger } from './logger';
-export type { CacheDefaults, CacheHint } from './modern/cache-hint';
-export { InputRequiredSignal } from './modern/input-round';
-export { collectHeaderParams, type HeaderParam } from './modern/mcp-header';
-export type { StatelessOptions } from './modern/stateless-dispatcher';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';
 export type { PromptDefinition } from './registry/prompt-definition';
@@ -81,6 +77,10 @@ export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export { DEFAULT_MAX_PARAMS_DEPTH } from './server/params-depth';
 export type { GantryServerOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
+export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
+export { InputRequiredSignal } from './stateless/input-round';
+export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
+export type { StatelessOptions } from './stateless/stateless-dispatcher';
 export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,

@@ -7,7 +7,7 @@ import { type GantryApplication, type GantryServerOptions, type Logger } from '@
 import { createDualEraApp } from './fixtures/dual-era-app';
 import { handshake, openWire, type Wire } from './support/wire';
 
-const MODERN_META =
+const STATELESS_META =
   '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}';
 
 /** `[[[…]]]`, `depth` arrays deep, as literal JSON text. */
@@ -76,7 +76,7 @@ describe.each([10_000, 100_000])('params %i levels deep', (depth) => {
   it('prompts/get arguments in a requestState retry (stateless era) answer −32602', async () => {
     const { wire, logger } = await start();
     wire.send(
-      `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"packing","arguments":{"city":${deep}},"requestState":"x.y","_meta":${MODERN_META}}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"packing","arguments":{"city":${deep}},"requestState":"x.y","_meta":${STATELESS_META}}}`,
     );
     expect(await wire.next()).toEqual(depthError(2, 'prompts/get'));
     await expectPing(wire, 3);
@@ -95,7 +95,7 @@ describe.each([10_000, 100_000])('params %i levels deep', (depth) => {
   it('a requestState retry with deep arguments (stateless era) answers −32602', async () => {
     const { wire, logger } = await start();
     wire.send(
-      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":${deep}},"requestState":"x.y","inputResponses":{},"_meta":${MODERN_META}}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":${deep}},"requestState":"x.y","inputResponses":{},"_meta":${STATELESS_META}}}`,
     );
     expect(await wire.next()).toEqual(depthError(2, 'tools/call'));
     await expectPing(wire, 3);
@@ -105,13 +105,13 @@ describe.each([10_000, 100_000])('params %i levels deep', (depth) => {
   it('deep inputResponses in a genuine retry (stateless era) answer −32602', async () => {
     const { wire, logger } = await start();
     wire.send(
-      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":"Oslo"},"_meta":${MODERN_META}}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":"Oslo"},"_meta":${STATELESS_META}}}`,
     );
     const first = await wire.next();
     expect(first.result.resultType).toBe('input_required');
     const state = JSON.stringify(first.result.requestState);
     wire.send(
-      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":"Oslo"},"requestState":${state},"inputResponses":{"elicitation-1":{"action":"accept","content":{"name":"Ada","more":${deep}}}},"_meta":${MODERN_META}}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":"Oslo"},"requestState":${state},"inputResponses":{"elicitation-1":{"action":"accept","content":{"name":"Ada","more":${deep}}}},"_meta":${STATELESS_META}}}`,
     );
     expect(await wire.next()).toEqual(depthError(2, 'tools/call'));
     await expectPing(wire, 3);

@@ -25,7 +25,7 @@ function meta(capabilities: object = { elicitation: { form: {} }, sampling: {} }
   return { [K.version]: '2026-07-28', [K.capabilities]: capabilities, ...extra };
 }
 
-function modern(id: number | string, method: string, params: Record<string, unknown> = {}, m = meta()) {
+function stateless(id: number | string, method: string, params: Record<string, unknown> = {}, m = meta()) {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: m } };
 }
 
@@ -109,7 +109,7 @@ async function initialize(): Promise<void> {
 }
 
 describe('choosing the era', () => {
-  it('initialize opens the session era even when its _meta carries a modern protocolVersion', async () => {
+  it('initialize opens the session era even when its _meta carries a stateless protocolVersion', async () => {
     wire.send({
       ...INITIALIZE_WITH_CAPABILITIES,
       params: { ...INITIALIZE_WITH_CAPABILITIES.params, _meta: meta() },
@@ -134,7 +134,7 @@ describe('choosing the era', () => {
   });
 
   it('stateless requests do not open a session: session-era requests still need initialize', async () => {
-    wire.send(modern(1, 'tools/call', { name: 'echo', arguments: { text: 'stateless' } }));
+    wire.send(stateless(1, 'tools/call', { name: 'echo', arguments: { text: 'stateless' } }));
     expect(await wire.next()).toEqual(complete(1, text('stateless')));
     wire.send(legacy(2, 'tools/list'));
     expect(await wire.next()).toEqual({
@@ -153,7 +153,7 @@ describe('choosing the era', () => {
     await initialize();
     wire.send(legacy(1, 'tools/call', { name: 'echo', arguments: { text: 'old' } }));
     expect(await wire.next()).toEqual({ jsonrpc: '2.0', id: 1, result: text('old') });
-    wire.send(modern(2, 'tools/call', { name: 'echo', arguments: { text: 'new' } }));
+    wire.send(stateless(2, 'tools/call', { name: 'echo', arguments: { text: 'new' } }));
     expect(await wire.next()).toEqual(complete(2, text('new')));
   });
 });
@@ -185,7 +185,7 @@ describe('both eras at once', () => {
 
     // Stateless era, while the session-era call waits for its answer.
     const oslo = { name: 'plan_trip', arguments: { city: 'Oslo' } };
-    wire.send(modern('m1', 'tools/call', oslo));
+    wire.send(stateless('m1', 'tools/call', oslo));
     const m1 = await wire.next();
     expect(m1).toEqual(
       inputRequired('m1', { 'elicitation-1': { method: 'elicitation/create', params: whoTravels('Oslo') } }),
@@ -206,7 +206,7 @@ describe('both eras at once', () => {
     });
 
     wire.send(
-      modern('m2', 'tools/call', {
+      stateless('m2', 'tools/call', {
         ...oslo,
         requestState: m1.result.requestState,
         inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
@@ -227,7 +227,7 @@ describe('both eras at once', () => {
     });
 
     wire.send(
-      modern('m3', 'tools/call', {
+      stateless('m3', 'tools/call', {
         ...oslo,
         requestState: m2.result.requestState,
         inputResponses: { 'elicitation-2': { action: 'accept', content: { confirm: true } } },
@@ -238,7 +238,7 @@ describe('both eras at once', () => {
       inputRequired('m3', { 'sampling-3': { method: 'sampling/createMessage', params: slogan('Oslo') } }),
     );
     wire.send(
-      modern('m4', 'tools/call', {
+      stateless('m4', 'tools/call', {
         ...oslo,
         requestState: m3.result.requestState,
         inputResponses: {
@@ -246,7 +246,7 @@ describe('both eras at once', () => {
         },
       }),
     );
-    expect(await wire.next()).toEqual(complete('m4', text('Booked Oslo for Ada (modern): Fjords')));
+    expect(await wire.next()).toEqual(complete('m4', text('Booked Oslo for Ada (stateless): Fjords')));
 
     wire.send({
       jsonrpc: '2.0',
@@ -264,7 +264,7 @@ describe('both eras at once', () => {
         method: 'notifications/message',
         params: { level: 'info', data: { booked: 'Rome', for: 'Bo' } },
       },
-      { jsonrpc: '2.0', id: 1, result: text('Booked Rome for Bo (legacy): Ciao') },
+      { jsonrpc: '2.0', id: 1, result: text('Booked Rome for Bo (session): Ciao') },
     ]);
 
     // The only JSON-RPC requests the server wrote are the session era's three.
@@ -280,7 +280,7 @@ describe('both eras at once', () => {
 
   it('the session capabilities do not leak into stateless requests', async () => {
     await initialize();
-    wire.send(modern(1, 'tools/call', { name: 'plan_trip', arguments: { city: 'Oslo' } }, meta({})));
+    wire.send(stateless(1, 'tools/call', { name: 'plan_trip', arguments: { city: 'Oslo' } }, meta({})));
     const response = await wire.next();
     expect(response.error).toEqual(
       expect.objectContaining({
@@ -295,11 +295,11 @@ describe('both eras at once', () => {
     await initialize();
     wire.send(legacy(1, 'logging/setLevel', { level: 'debug' }));
     expect(await wire.next()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
-    wire.send(modern(2, 'tools/call', { name: 'log_levels' }));
+    wire.send(stateless(2, 'tools/call', { name: 'log_levels' }));
     expect(await wire.next()).toEqual(complete(2, text('logged')));
     expect(await wire.silentFor(100)).toBe(true);
     wire.send(
-      modern(3, 'tools/call', { name: 'log_levels' }, meta(undefined, { [K.logLevel]: 'emergency' })),
+      stateless(3, 'tools/call', { name: 'log_levels' }, meta(undefined, { [K.logLevel]: 'emergency' })),
     );
     expect(await wire.next()).toEqual(complete(3, text('logged')));
     wire.send(legacy(4, 'tools/call', { name: 'log_levels' }));
@@ -313,9 +313,9 @@ describe('both eras at once', () => {
   it('notifications/cancelled reaches the call of either era by its id', async () => {
     await initialize();
     wire.send(legacy('old', 'tools/call', { name: 'wait_for_cancel' }));
-    wire.send(modern('new', 'tools/call', { name: 'wait_for_cancel' }));
+    wire.send(stateless('new', 'tools/call', { name: 'wait_for_cancel' }));
     const journal = async (id: number) => {
-      wire.send(modern(id, 'tools/call', { name: 'journal_events' }));
+      wire.send(stateless(id, 'tools/call', { name: 'journal_events' }));
       return (await wire.next()).result.content[0].text as string;
     };
     let id = 100;

@@ -41,7 +41,7 @@ class BrokenHandlers {
 @Module({ providers: [BrokenHandlers] })
 class BrokenModule {}
 
-const MODERN_META =
+const STATELESS_META =
   '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
 
 let app: GantryApplication;
@@ -92,7 +92,7 @@ describe('a handler that throws is logged once', () => {
 
   it('prompts/get (stateless era)', async () => {
     wire.send(
-      `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"broken","arguments":{"topic":"x"},"_meta":${MODERN_META}}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"broken","arguments":{"topic":"x"},"_meta":${STATELESS_META}}}`,
     );
     expect(await wire.next()).toEqual(internalError(2, 'the template is missing'));
     loggedOnce("Prompt 'broken' (BrokenHandlers.broken) failed:", 'the template is missing');

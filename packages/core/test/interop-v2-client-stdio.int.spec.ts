@@ -5,8 +5,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   type Connected,
   legacySuite,
-  modernSuite,
   type Negotiation,
+  statelessSuite,
   text,
   v2Client,
 } from './support/v2-client';
@@ -15,7 +15,7 @@ const ROOT = resolve(__dirname, '../../..');
 const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
 const SERVER = join(__dirname, 'fixtures', 'dual-era-stdio-main.ts');
 
-async function spawnAndConnect(negotiation: Negotiation, prior?: { kind: 'legacy' }): Promise<Connected> {
+async function spawnAndConnect(negotiation: Negotiation, prior?: { kind: 'session' }): Promise<Connected> {
   const harness = v2Client(negotiation);
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -28,30 +28,30 @@ async function spawnAndConnect(negotiation: Negotiation, prior?: { kind: 'legacy
 }
 
 describe('the v2 client pinned to 2026-07-28, over stdio', () => {
-  modernSuite(() => spawnAndConnect('pin'));
+  statelessSuite(() => spawnAndConnect('pin'));
 });
 
 describe('the v2 client in legacy mode (initialize, 2025-11-25), over stdio', () => {
-  legacySuite(() => spawnAndConnect('legacy'));
+  legacySuite(() => spawnAndConnect('session'));
 });
 
 describe('the v2 client negotiating the era over stdio', () => {
   it('picks 2026-07-28 when it probes with server/discover (mode auto)', async () => {
     const c = await spawnAndConnect('auto');
     try {
-      expect(c.harness.client.getProtocolEra()).toBe('modern');
+      expect(c.harness.client.getProtocolEra()).toBe('stateless');
       expect(c.harness.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const result = await c.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Kyoto' } });
-      expect(text(result)).toMatch(/^Booked Kyoto for Ada \(modern\): /);
+      expect(text(result)).toMatch(/^Booked Kyoto for Ada \(stateless\): /);
     } finally {
       await c.close();
     }
   });
 
   it('runs initialize when told the server is legacy (prior verdict), even in mode auto', async () => {
-    const c = await spawnAndConnect('auto', { kind: 'legacy' });
+    const c = await spawnAndConnect('auto', { kind: 'session' });
     try {
-      expect(c.harness.client.getProtocolEra()).toBe('legacy');
+      expect(c.harness.client.getProtocolEra()).toBe('session');
       expect(c.harness.client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
       const result = await c.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Kyoto' } });
       expect(text(result)).toMatch(/^Booked Kyoto for Ada \(legacy\): /);

@@ -67,7 +67,7 @@ describe('subscriptions/listen: final result on shutdown', () => {
 });
 
 describe('requestState: integrity', () => {
-  // packages/core/src/modern/request-state.ts, RequestStateCodec.open(): the MAC is compared
+  // packages/core/src/stateless/request-state.ts, RequestStateCodec.open(): the MAC is compared
   // after base64url-decoding the client's text, and Node's decoder ignores the unused low bits of
   // the last character (32 bytes = 42 characters + 4 bits), so a requestState that differs from
   // the issued one in its last character is accepted. Harmless for the payload, but the token is
@@ -104,18 +104,18 @@ describe('requestState: integrity', () => {
 });
 
 describe('input requests outside tools/call, prompts/get and resources/read', () => {
-  // packages/core/src/modern/stateless-dispatcher.ts: only tools/call, prompts/get and
+  // packages/core/src/stateless/stateless-dispatcher.ts: only tools/call, prompts/get and
   // resources/read get an InputRound. A handler of any other method (a @Complete completer for
   // completion/complete, a @ResourceList lister for resources/list) sees no round, so in
   // packages/core/src/context/mcp-context.ts ctx.elicit()/ctx.sample() fall back to
   // inbound.sendRequest(): the server writes a JSON-RPC request (elicitation/create) in the
-  // stateless era, which 2026-07-28 forbids, waits for an answer no modern client sends, and
+  // stateless era, which 2026-07-28 forbids, waits for an answer no stateless client sends, and
   // then writes notifications/cancelled for it (also forbidden except to end a listen).
-  // ctx.roots() silently answers [] (ModernCall.listRoots), so the handler cannot tell.
+  // ctx.roots() silently answers [] (StatelessCall.listRoots), so the handler cannot tell.
   // Fix: in StatelessDispatcher.handle(), give every other method `call.inputRound = new
   // InputRound([], false, request.method)` (InputRound already rejects with "only tools/call,
   // prompts/get and resources/read may return input_required" when not allowed), and/or make
-  // McpContext reject when session.era === 'modern' and there is no round.
+  // McpContext reject when session.era === 'stateless' and there is no round.
   class City {
     @IsString() city!: string;
   }
@@ -187,7 +187,7 @@ describe('input requests outside tools/call, prompts/get and resources/read', ()
 });
 
 describe('malformed input responses', () => {
-  // packages/core/src/modern/stateless-dispatcher.ts, roundTrips(): the answers in
+  // packages/core/src/stateless/stateless-dispatcher.ts, roundTrips(): the answers in
   // inputResponses are replayed to the handler unchecked. An elicitation answer with an action
   // other than accept/decline/cancel reaches ctx.elicit(), which throws, and the tool turns that
   // into a complete result with isError: true. 2026-07-28 MRTR: malformed input is answered with

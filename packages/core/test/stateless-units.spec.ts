@@ -10,8 +10,8 @@ import {
   Resource,
   Tool,
 } from '@gantry/core';
-import { decodeHeaderValue, ErrorCode, encodeHeaderValue, isModernRequest } from '@gantry/protocol';
-import { canonicalJson, principalDigest, RequestStateCodec } from '../src/modern/request-state';
+import { decodeHeaderValue, ErrorCode, encodeHeaderValue, isStatelessRequest } from '@gantry/protocol';
+import { canonicalJson, principalDigest, RequestStateCodec } from '../src/stateless/request-state';
 
 const KEY = Buffer.alloc(32, 7);
 
@@ -107,13 +107,13 @@ describe('header values', () => {
   });
 });
 
-describe('isModernRequest', () => {
-  test('a protocol version in _meta makes a request modern, except initialize', () => {
+describe('isStatelessRequest', () => {
+  test('a protocol version in _meta makes a request stateless, except initialize', () => {
     const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
-    expect(isModernRequest({ method: 'tools/list', params: { _meta } })).toBe(true);
-    expect(isModernRequest({ method: 'initialize', params: { _meta } })).toBe(false);
-    expect(isModernRequest({ method: 'tools/list', params: { _meta: { progressToken: 1 } } })).toBe(false);
-    expect(isModernRequest({ method: 'tools/list' })).toBe(false);
+    expect(isStatelessRequest({ method: 'tools/list', params: { _meta } })).toBe(true);
+    expect(isStatelessRequest({ method: 'initialize', params: { _meta } })).toBe(false);
+    expect(isStatelessRequest({ method: 'tools/list', params: { _meta: { progressToken: 1 } } })).toBe(false);
+    expect(isStatelessRequest({ method: 'tools/list' })).toBe(false);
   });
 });
 

@@ -223,7 +223,7 @@ afterEach(async () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('server/discover', () => {
-  it('answers with the modern versions only, capabilities, instructions, caching hints and serverInfo', async () => {
+  it('answers with the stateless versions only, capabilities, instructions, caching hints and serverInfo', async () => {
     const wire = await start();
     expect(await ask(wire, 1, 'server/discover')).toEqual({
       jsonrpc: '2.0',
@@ -689,7 +689,7 @@ describe('multi round-trip requests (input_required)', () => {
           requestState: third.result.requestState,
           inputResponses: { 'sampling-3': SAMPLED },
         }),
-      ).toEqual(complete(4, text('Booked Oslo for Ada (modern): Fjords and waffles')));
+      ).toEqual(complete(4, text('Booked Oslo for Ada (stateless): Fjords and waffles')));
     });
 
     it('carries no caching hints on input_required results', async () => {
@@ -1283,7 +1283,7 @@ describe('logging and progress', () => {
         method: 'notifications/message',
         params: { level: 'info', data: { booked: 'Oslo', for: 'Ada' } },
       },
-      complete(4, text('Booked Oslo for Ada (modern): Fjords and waffles')),
+      complete(4, text('Booked Oslo for Ada (stateless): Fjords and waffles')),
     ]);
   });
 });

@@ -3,12 +3,12 @@ import {
   type AuthInfo,
   classifyMessage,
   ErrorCode,
-  isModernVersion,
+  isStatelessVersion,
   type JSONRPCMessage,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernMethod,
   principalOf,
   type RequestId,
+  STATELESS_PROTOCOL_VERSIONS,
+  StatelessMethod,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
 import {
@@ -28,19 +28,23 @@ import {
 import { sendError } from './errors';
 import { HttpSession, newId } from './http-session';
 import { registerLegacySse } from './legacy-sse';
-import { isModernPost, modernRequestProblem, modernStatus } from './modern-http';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './resolve-options';
 import { applyCors, hostOriginProblem, preflight } from './security';
 import { SessionStore } from './session-store';
+import { isStatelessPost, statelessRequestProblem, statelessStatus } from './stateless-http';
 
 /** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
-const HEADER_VERSIONS = new Set([...SUPPORTED_PROTOCOL_VERSIONS, '2024-10-07', ...MODERN_PROTOCOL_VERSIONS]);
+const HEADER_VERSIONS = new Set([
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+  '2024-10-07',
+  ...STATELESS_PROTOCOL_VERSIONS,
+]);
 
 /** The HTTP status of a stateless-era answer sent as JSON. */
-function modernAnswerStatus(message: JSONRPCMessage | JSONRPCMessage[]): number {
+function statelessAnswerStatus(message: JSONRPCMessage | JSONRPCMessage[]): number {
   const error = (message as { error?: { code?: unknown } }).error;
-  return typeof error?.code === 'number' ? modernStatus(error.code) : 200;
+  return typeof error?.code === 'number' ? statelessStatus(error.code) : 200;
 }
 
 const STATELESS_REASON =
@@ -205,18 +209,18 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   /** Stateless-era requests being answered (listen streams among them). */
   const live = new Set<HttpSession>();
   // Stateless era: no event ids, no resumption, nothing kept once the POST is answered.
-  const modernSessionOptions = { ...sessionOptions, eventStore: undefined, outboxLimit: 0 };
+  const statelessSessionOptions = { ...sessionOptions, eventStore: undefined, outboxLimit: 0 };
 
   const openSession = async (
     id: string | undefined,
     auth: AuthInfo | undefined,
-    modern = false,
+    stateless = false,
   ): Promise<HttpSession> => {
     const session = new HttpSession(
       id,
       principalOf(auth),
       auth,
-      modern ? modernSessionOptions : sessionOptions,
+      stateless ? statelessSessionOptions : sessionOptions,
     );
     session.server = await app.connect(session, { auth, streams: session });
     return session;
@@ -263,9 +267,9 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
         reply,
         400,
         ErrorCode.UnsupportedProtocolVersion,
-        `Unsupported protocol version: MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${[...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`,
+        `Unsupported protocol version: MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${[...STATELESS_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`,
         null,
-        { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+        { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: version },
       );
     }
   };
@@ -295,7 +299,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
    * short-lived connection. Closing the response stream cancels the request; `Mcp-Session-Id`
    * and `Last-Event-ID` are ignored.
    */
-  const serveModern = async (request: FastifyRequest, reply: FastifyReply, body: unknown) => {
+  const serveStateless = async (request: FastifyRequest, reply: FastifyReply, body: unknown) => {
     const classified = classifyMessage(body);
     if (classified.kind === 'notification') return reply.code(202).send();
     if (classified.kind === 'response') {
@@ -308,7 +312,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     }
     if (classified.kind === 'invalid') return invalidMessage(reply, classified);
     const message = classified.message;
-    const problem = modernRequestProblem(request, message, (name) => app.registry.tools.get(name));
+    const problem = statelessRequestProblem(request, message, (name) => app.registry.tools.get(name));
     if (problem)
       return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
     const session = await openSession(undefined, authByRequest.get(request), true);
@@ -319,12 +323,12 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     });
     session.post(body, [message.id], reply, stepUpFor(request, reply), {
       prime: false,
-      statusOf: modernAnswerStatus,
+      statusOf: statelessAnswerStatus,
       // A listen stream is SSE whatever the configured mode: notifications are its point. Other
       // answers become SSE only once a notification precedes them, so that an error that comes
       // first keeps its HTTP status (404, 400).
       responseMode:
-        message.method === ModernMethod.SubscriptionsListen
+        message.method === StatelessMethod.SubscriptionsListen
           ? 'sse'
           : options.responseMode === 'sse'
             ? 'auto'
@@ -353,9 +357,9 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
     }
     const version = header(request, 'mcp-protocol-version');
     const body = request.body;
-    if (isModernPost(body, version)) return serveModern(request, reply, body);
+    if (isStatelessPost(body, version)) return serveStateless(request, reply, body);
     const batch = Array.isArray(body);
-    if (batch && isModernVersion(version)) {
+    if (batch && isStatelessVersion(version)) {
       return sendError(
         reply,
         400,
@@ -430,8 +434,8 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   });
 
   /** Where stateless-era traffic would use a session-era GET or DELETE: 405 (transports.md §4.7). */
-  const modernOnly = (request: FastifyRequest, reply: FastifyReply, what: string) => {
-    if (!isModernVersion(header(request, 'mcp-protocol-version'))) return undefined;
+  const statelessOnly = (request: FastifyRequest, reply: FastifyReply, what: string) => {
+    if (!isStatelessVersion(header(request, 'mcp-protocol-version'))) return undefined;
     return sendError(
       reply,
       405,
@@ -442,7 +446,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
 
   // No automatic HEAD route: a HEAD must not open (and hold) the session's SSE stream.
   fastify.get(path, { onRequest: gate, exposeHeadRoute: false }, async (request, reply) => {
-    if (modernOnly(request, reply, 'GET stream')) return reply;
+    if (statelessOnly(request, reply, 'GET stream')) return reply;
     if (options.mode === 'stateless') {
       return sendError(
         reply,
@@ -484,7 +488,7 @@ async function gantryMcpPlugin(fastify: FastifyInstance, raw: GantryMcpOptions):
   });
 
   fastify.delete(path, { onRequest: gate }, async (request, reply) => {
-    if (modernOnly(request, reply, 'session to end')) return reply;
+    if (statelessOnly(request, reply, 'session to end')) return reply;
     if (options.mode === 'stateless') {
       return sendError(
         reply,

@@ -6,10 +6,10 @@ import type { GantryApplication } from '@gantry/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
 import { gantryMcp } from '../src';
-import { headersFor, injectModern, rpc } from './modern-support';
+import { headersFor, injectStateless, rpc } from './stateless-support';
 import { ACCEPT_BOTH, initSession } from './support';
 
-const MODERN_META =
+const STATELESS_META =
   '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -87,7 +87,7 @@ describe.each([10_000, 100_000])('params %i levels deep over HTTP', (depth) => {
 
   // The stateless era has no ping (2026-07-28); server/discover shows the server still answers.
   it('stateless era: a requestState retry answers 200 −32602, and server/discover still works', async () => {
-    const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":${deep}},"requestState":"x.y","inputResponses":{},"_meta":${MODERN_META}}}`;
+    const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_trip","arguments":{"city":${deep}},"requestState":"x.y","inputResponses":{},"_meta":${STATELESS_META}}}`;
     const response = await fastify.inject({
       method: 'POST',
       url: '/mcp',
@@ -96,7 +96,7 @@ describe.each([10_000, 100_000])('params %i levels deep over HTTP', (depth) => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(depthError(2, 'tools/call'));
-    const discover = await injectModern(fastify, rpc(3, 'server/discover'));
+    const discover = await injectStateless(fastify, rpc(3, 'server/discover'));
     expect(discover.json()).toMatchObject({ id: 3, result: { supportedVersions: ['2026-07-28'] } });
     expect(logged).toEqual([]);
   });

@@ -19,7 +19,7 @@ import {
   SseReader,
   SUB,
   textResult,
-} from './modern-support';
+} from './stateless-support';
 
 type App = Awaited<ReturnType<typeof createDualEraApp>>;
 type Server = Awaited<ReturnType<typeof listenOn>>;
@@ -67,7 +67,7 @@ const ANSWERS: Record<string, unknown> = {
  * Runs plan_trip to the end with raw stateless-era POSTs, a new id per try. `afterRound(n)`
  * runs once try n was answered. Returns every answer in order.
  */
-async function modernPlanTrip(
+async function statelessPlanTrip(
   server: Server,
   city: string,
   afterRound: (round: number) => Promise<void> | void = () => undefined,
@@ -105,35 +105,35 @@ describe('both eras side by side on one server (real sockets)', () => {
 
   it('an SDK session and raw stateless POSTs run plan_trip at the same time; each ends in its own era', async () => {
     const legacyAsked = deferred();
-    const modernHalfway = deferred();
+    const statelessHalfway = deferred();
     // The session-era call waits, mid-elicitation, for the stateless one to be half done; the
     // stateless one starts only once the session-era call is waiting: the two overlap for sure.
     const { client, asked } = sdkClient(async () => {
       legacyAsked.resolve();
-      await modernHalfway.promise;
+      await statelessHalfway.promise;
     });
     const transport = new StreamableHTTPClientTransport(new URL(server.url));
     await client.connect(transport);
     expect(transport.sessionId).toEqual(expect.any(String));
 
-    const [legacy, modern] = await Promise.all([
+    const [legacy, stateless] = await Promise.all([
       client.callTool({ name: 'plan_trip', arguments: { city: 'Rome' } }),
       legacyAsked.promise.then(() =>
-        modernPlanTrip(server, 'Oslo', (round) => {
-          if (round === 2) modernHalfway.resolve();
+        statelessPlanTrip(server, 'Oslo', (round) => {
+          if (round === 2) statelessHalfway.resolve();
         }),
       ),
     ]);
 
-    expect(legacy).toEqual({ content: [{ type: 'text', text: 'Booked Rome for Lin (legacy): Ciao!' }] });
+    expect(legacy).toEqual({ content: [{ type: 'text', text: 'Booked Rome for Lin (session): Ciao!' }] });
     expect(asked).toEqual(['Who travels to Rome?', 'Book Rome for Lin?', 'A slogan for Rome']);
-    expect(modern).toHaveLength(4);
+    expect(stateless).toHaveLength(4);
     expect(
-      modern.map((answer) =>
+      stateless.map((answer) =>
         Object.keys((answer as { result: { inputRequests?: object } }).result.inputRequests ?? {}),
       ),
     ).toEqual([['elicitation-1'], ['elicitation-2'], ['sampling-3'], []]);
-    expect(modern[3]).toEqual(textResult(104, 'Booked Oslo for Ada (modern): Fjords!'));
+    expect(stateless[3]).toEqual(textResult(104, 'Booked Oslo for Ada (stateless): Fjords!'));
     await client.close();
   });
 

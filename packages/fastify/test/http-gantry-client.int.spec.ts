@@ -47,7 +47,7 @@ describe("Gantry's own client against Gantry over HTTP", () => {
     const c = client();
     const transport = new StreamableHttpClientTransport({ url: `${server.base}/mcp` });
     // Sessions, resumption and DELETE are session-era features.
-    await c.connect(transport, { era: 'legacy' });
+    await c.connect(transport, { era: 'session' });
     expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect((await c.listTools()).length).toBe(15);
     expect(text(await c.callTool('sample_joke', { topic: 'pipes' }))).toBe(
@@ -72,7 +72,7 @@ describe("Gantry's own client against Gantry over HTTP", () => {
     const c = client();
     const transport = new StreamableHttpClientTransport({ url: `${server.base}/mcp` });
     // Sessions, resumption and DELETE are session-era features.
-    await c.connect(transport, { era: 'legacy' });
+    await c.connect(transport, { era: 'session' });
     const first = transport.sessionId;
     await Promise.all([...server.app.server.sessions].map((s) => s.close()));
     expect(text(await c.callTool('weather', { city: 'Quito' }))).toBe(
@@ -85,7 +85,7 @@ describe("Gantry's own client against Gantry over HTTP", () => {
   it('legacy HTTP+SSE: connects through GET /sse and calls tools', async () => {
     const c = client();
     await c.connect(new SseClientTransport({ url: `${server.base}/sse` }));
-    expect(text(await c.callTool('sample_joke', { topic: 'legacy' }))).toBe(
+    expect(text(await c.callTool('sample_joke', { topic: 'session' }))).toBe(
       'gantry-model: re: Tell a joke about legacy',
     );
     await c.close();

@@ -3,7 +3,7 @@ import { principalOf } from '@gantry/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
 import { gantryMcp } from '../src';
-import { headersFor, injectModern, listenOn, rpc } from './modern-support';
+import { headersFor, injectStateless, listenOn, rpc } from './stateless-support';
 
 /**
  * Three callers whose raw ids are all "alice": a user (subject), an OAuth client acting for nobody
@@ -172,7 +172,7 @@ describe('a stateless-era requestState is bound to its principal, namespaced', (
       CAPS,
     );
   const send = async (body: ReturnType<typeof rpc>, token: string) => {
-    const response = await injectModern(fastify, body, headersFor(body, bearer(token)));
+    const response = await injectStateless(fastify, body, headersFor(body, bearer(token)));
     return { status: response.statusCode, body: response.json() };
   };
 

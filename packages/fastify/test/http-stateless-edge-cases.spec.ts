@@ -7,7 +7,7 @@ import { IsInt } from 'class-validator';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
 import { type GantryMcpOptions, gantryMcp } from '../src';
-import { CC, headersFor, injectModern, PV, rpc } from './modern-support';
+import { CC, headersFor, injectStateless, PV, rpc } from './stateless-support';
 
 async function injectServer(app: GantryMcpOptions['app'], options: Omit<GantryMcpOptions, 'app'> = {}) {
   const fastify: FastifyInstance = Fastify({ logger: false });
@@ -43,7 +43,7 @@ describe('stateless-era HTTP edge cases', () => {
       method: 'tools/list',
       params: { _meta: { [PV]: '1900-01-01', [CC]: {} } },
     };
-    const response = await injectModern(
+    const response = await injectStateless(
       fastify,
       body,
       headersFor(body, { 'mcp-protocol-version': '1900-01-01' }),
@@ -64,7 +64,7 @@ describe('stateless-era HTTP edge cases', () => {
   it("keeps the era's error statuses with responseMode 'sse': 404 −32601, 400 −32021", async () => {
     const app = await createDualEraApp();
     const fastify = await injectServer(app, { responseMode: 'sse' });
-    const unknown = await injectModern(fastify, rpc(1, 'tools/frobnicate'));
+    const unknown = await injectStateless(fastify, rpc(1, 'tools/frobnicate'));
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^application\/json/);
     expect(unknown.json()).toEqual({
@@ -76,7 +76,7 @@ describe('stateless-era HTTP edge cases', () => {
         data: { method: 'tools/frobnicate' },
       },
     });
-    const capability = await injectModern(
+    const capability = await injectStateless(
       fastify,
       rpc(2, 'tools/call', { name: 'plan_trip', arguments: { city: 'Oslo' } }),
     );
@@ -117,7 +117,7 @@ describe('stateless-era HTTP edge cases', () => {
       const app = await GantryFactory.create(StayModule, { name: 'stays', version: '1.0.0', logger: false });
       const fastify = await injectServer(app);
       const body = rpc(1, 'tools/call', { name: 'book_stay', arguments: { days: 7 } });
-      const response = await injectModern(fastify, body, headersFor(body, { 'mcp-param-days': value }));
+      const response = await injectStateless(fastify, body, headersFor(body, { 'mcp-param-days': value }));
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({
         jsonrpc: '2.0',

@@ -17,7 +17,7 @@ import {
   DUAL_META,
   eventually,
   headersFor,
-  injectModern,
+  injectStateless,
   listenOn,
   PV,
   rpc,
@@ -26,7 +26,7 @@ import {
   textResult,
   V,
   without,
-} from './modern-support';
+} from './stateless-support';
 
 type App = Awaited<ReturnType<typeof createDualEraApp>>;
 
@@ -180,7 +180,7 @@ describe('@Header: x-mcp-header annotations, checked at bootstrap', () => {
   it('publishes x-mcp-header in tools/list, nested properties included', async () => {
     const app = await GantryFactory.create(RouteModule, { name: 'routes', version: '1.0.0', logger: false });
     const fastify = await injectServer(app);
-    const response = await injectModern(fastify, rpc(1, 'tools/list'));
+    const response = await injectStateless(fastify, rpc(1, 'tools/list'));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       jsonrpc: '2.0',
@@ -247,7 +247,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
   describe('400 −32020 when the request-metadata headers are missing or disagree with the body', () => {
     it.each([
       [
-        'MCP-Protocol-Version missing on a body with modern _meta',
+        'MCP-Protocol-Version missing on a body with stateless _meta',
         echo,
         without(headersFor(echo), 'mcp-protocol-version'),
         'the MCP-Protocol-Version header is required on every 2026-07-28 request',
@@ -343,19 +343,19 @@ describe('stateless-era POST checks (fastify.inject)', () => {
         'Mcp-Name has characters a header value may not carry',
       ],
     ])('%s', async (_case, body, headers, message) => {
-      const response = await injectModern(fastify, body, headers);
+      const response = await injectStateless(fastify, body, headers);
       expect(response.statusCode).toBe(400);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(response.json()).toEqual(mismatch(1, message));
     });
 
     it('accepts Mcp-Name as =?base64?…?= when it decodes to the body value (tool, prompt, non-ASCII URI)', async () => {
-      const tool = await injectModern(fastify, echo, headersFor(echo, { 'mcp-name': b64('echo') }));
+      const tool = await injectStateless(fastify, echo, headersFor(echo, { 'mcp-name': b64('echo') }));
       expect(tool.statusCode).toBe(200);
       expect(tool.json()).toEqual(textResult(1, 'hi'));
 
       const prompt = rpc(2, 'prompts/get', { name: 'packing', arguments: { city: 'Oslo' } });
-      const noElicitation = await injectModern(
+      const noElicitation = await injectStateless(
         fastify,
         prompt,
         headersFor(prompt, { 'mcp-name': b64('packing') }),
@@ -365,7 +365,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       expect(noElicitation.json().error.code).toBe(-32021);
 
       const zurich = rpc(3, 'resources/read', { uri: 'trips://Zürich' });
-      const resource = await injectModern(
+      const resource = await injectStateless(
         fastify,
         zurich,
         headersFor(zurich, { 'mcp-name': b64('trips://Zürich') }),
@@ -390,7 +390,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
     const route = (args: Record<string, unknown>) =>
       rpc(7, 'tools/call', { name: 'plan_route', arguments: args });
     const call = (args: Record<string, unknown>, params: Record<string, string>) =>
-      injectModern(routeServer, route(args), headersFor(route(args), params));
+      injectStateless(routeServer, route(args), headersFor(route(args), params));
     const ok = (text: string) => ({
       jsonrpc: '2.0',
       id: 7,
@@ -520,7 +520,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
   describe('the era’s other status codes', () => {
     it('400 −32602: _meta without clientCapabilities', async () => {
       const body = { ...echo, params: { ...echo.params, _meta: { [PV]: V } } };
-      const response = await injectModern(fastify, body);
+      const response = await injectStateless(fastify, body);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(
         error(
@@ -531,9 +531,9 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       );
     });
 
-    it('400 −32602: a modern header on a body without _meta', async () => {
+    it('400 −32602: a stateless header on a body without _meta', async () => {
       const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-      const response = await injectModern(fastify, body);
+      const response = await injectStateless(fastify, body);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(
         error(
@@ -546,7 +546,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
 
     it('400 −32022: a version in header and _meta that the server does not speak statelessly', async () => {
       const body = { ...echo, params: { ...echo.params, _meta: { [PV]: '2025-11-25', [CC]: {} } } };
-      const response = await injectModern(
+      const response = await injectStateless(
         fastify,
         body,
         headersFor(body, { 'mcp-protocol-version': '2025-11-25' }),
@@ -560,7 +560,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       );
     });
 
-    it('400 −32022: an unknown modern-looking header version is refused before the body is read', async () => {
+    it('400 −32022: an unknown stateless-looking header version is refused before the body is read', async () => {
       const response = await fastify.inject({
         method: 'POST',
         url: '/mcp',
@@ -584,7 +584,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
 
     it('400 −32021: plan_trip without the elicitation capability names what is missing', async () => {
       const body = rpc(1, 'tools/call', { name: 'plan_trip', arguments: { city: 'Oslo' } });
-      const response = await injectModern(fastify, body);
+      const response = await injectStateless(fastify, body);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(
         error(
@@ -597,7 +597,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
     });
 
     it('400 −32021: root_uris without the roots capability; a handler that recovers answers 200', async () => {
-      const roots = await injectModern(fastify, rpc(1, 'tools/call', { name: 'root_uris' }));
+      const roots = await injectStateless(fastify, rpc(1, 'tools/call', { name: 'root_uris' }));
       expect(roots.statusCode).toBe(400);
       expect(roots.json()).toEqual(
         error(
@@ -607,33 +607,33 @@ describe('stateless-era POST checks (fastify.inject)', () => {
           { requiredCapabilities: { roots: {} } },
         ),
       );
-      const polite = await injectModern(fastify, rpc(2, 'tools/call', { name: 'polite_name' }));
+      const polite = await injectStateless(fastify, rpc(2, 'tools/call', { name: 'polite_name' }));
       expect(polite.statusCode).toBe(200);
       expect(polite.json()).toEqual(textResult(2, 'anonymous'));
     });
 
     it('404 −32601: an unknown method, and ping (gone in 2026-07-28)', async () => {
-      const unknown = await injectModern(fastify, rpc(1, 'tools/frobnicate'));
+      const unknown = await injectStateless(fastify, rpc(1, 'tools/frobnicate'));
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toEqual(
         error(1, -32601, 'Method not found: tools/frobnicate', { method: 'tools/frobnicate' }),
       );
-      const ping = await injectModern(fastify, rpc(2, 'ping'));
+      const ping = await injectStateless(fastify, rpc(2, 'ping'));
       expect(ping.statusCode).toBe(404);
       expect(ping.json()).toEqual(error(2, -32601, 'Method not found: ping', { method: 'ping' }));
     });
 
     it('200 −32602 for other invalid params: an unknown tool, a missing resource', async () => {
       const tool = rpc(1, 'tools/call', { name: 'nope' });
-      const unknownTool = await injectModern(fastify, tool);
+      const unknownTool = await injectStateless(fastify, tool);
       expect(unknownTool.statusCode).toBe(200);
       expect(unknownTool.json()).toEqual(error(1, -32602, 'Unknown tool: nope', { name: 'nope' }));
-      const missing = await injectModern(fastify, rpc(2, 'resources/read', { uri: 'nope://x' }));
+      const missing = await injectStateless(fastify, rpc(2, 'resources/read', { uri: 'nope://x' }));
       expect(missing.statusCode).toBe(200);
       expect(missing.json()).toEqual(error(2, -32602, 'Resource not found: nope://x', { uri: 'nope://x' }));
     });
 
-    it.each(['GET', 'DELETE'] as const)('405: %s with a modern MCP-Protocol-Version', async (method) => {
+    it.each(['GET', 'DELETE'] as const)('405: %s with a stateless MCP-Protocol-Version', async (method) => {
       const response = await fastify.inject({
         method,
         url: '/mcp',
@@ -651,7 +651,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       );
     });
 
-    it('202 with no body: a notification POSTed with a modern header', async () => {
+    it('202 with no body: a notification POSTed with a stateless header', async () => {
       const response = await fastify.inject({
         method: 'POST',
         url: '/mcp',
@@ -666,7 +666,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       expect(response.body).toBe('');
     });
 
-    it('400: a JSON-RPC response POSTed in the modern era', async () => {
+    it('400: a JSON-RPC response POSTed in the stateless era', async () => {
       const response = await fastify.inject({
         method: 'POST',
         url: '/mcp',
@@ -679,7 +679,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       );
     });
 
-    it('400: a batch with a modern header', async () => {
+    it('400: a batch with a stateless header', async () => {
       const response = await fastify.inject({
         method: 'POST',
         url: '/mcp',
@@ -693,7 +693,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
     });
 
     it('ignores Mcp-Session-Id (unknown or garbage: no 404, no session id back) and Last-Event-ID', async () => {
-      const response = await injectModern(
+      const response = await injectStateless(
         fastify,
         echo,
         headersFor(echo, { 'mcp-session-id': 'no-such-session', 'last-event-id': 'stream.41' }),
@@ -704,7 +704,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       expect(app.server.sessions.size).toBe(0);
     });
 
-    it('initialize stays session era even with modern headers', async () => {
+    it('initialize stays session era even with stateless headers', async () => {
       const response = await fastify.inject({
         method: 'POST',
         url: '/mcp',
@@ -728,7 +728,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
 
   describe('caching hints', () => {
     it('server/discover is public for 5 minutes', async () => {
-      const response = await injectModern(fastify, rpc(1, 'server/discover'));
+      const response = await injectStateless(fastify, rpc(1, 'server/discover'));
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({
         jsonrpc: '2.0',
@@ -752,7 +752,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
     });
 
     it('tools/list is private (admin_stats is guarded); prompts/list, with nothing guarded, is public', async () => {
-      const tools = (await injectModern(fastify, rpc(1, 'tools/list'))).json();
+      const tools = (await injectStateless(fastify, rpc(1, 'tools/list'))).json();
       expect(tools.result.tools.map((tool: { name: string }) => tool.name)).toEqual([
         'plan_trip',
         'echo',
@@ -771,7 +771,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
         resultType: 'complete',
         _meta: DUAL_META,
       });
-      const prompts = await injectModern(fastify, rpc(2, 'prompts/list'));
+      const prompts = await injectStateless(fastify, rpc(2, 'prompts/list'));
       expect(prompts.json()).toEqual({
         jsonrpc: '2.0',
         id: 2,
@@ -792,7 +792,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
     });
 
     it('resources/read is public on an endpoint without auth, with ttlMs 0', async () => {
-      const response = await injectModern(fastify, readme);
+      const response = await injectStateless(fastify, readme);
       expect(response.json()).toEqual({
         jsonrpc: '2.0',
         id: 1,
@@ -866,11 +866,11 @@ describe('multi round-trip requests over HTTP (fastify.inject)', () => {
   });
 
   const send = async (body: ReturnType<typeof rpc>) => {
-    const response = await injectModern(fastify, body);
+    const response = await injectStateless(fastify, body);
     return { status: response.statusCode, body: response.json() };
   };
 
-  it('runs plan_trip to the end: three retries, each with a new id, ending "(modern)"', async () => {
+  it('runs plan_trip to the end: three retries, each with a new id, ending "(stateless)"', async () => {
     const first = await send(planTrip(10, 'Oslo'));
     expect(first).toEqual({
       status: 200,
@@ -929,7 +929,7 @@ describe('multi round-trip requests over HTTP (fastify.inject)', () => {
     const s3 = third.body.result.requestState as string;
 
     const last = await send(planTrip(13, 'Oslo', { key: 'sampling-3', state: s3 }));
-    expect(last).toEqual({ status: 200, body: textResult(13, 'Booked Oslo for Ada (modern): Fjords!') });
+    expect(last).toEqual({ status: 200, body: textResult(13, 'Booked Oslo for Ada (stateless): Fjords!') });
   });
 
   it('runs prompts/get and resources/read round trips too', async () => {
@@ -1097,12 +1097,12 @@ describe('an authenticated endpoint (plugin auth with a custom verify hook)', ()
   });
 
   const send = async (body: ReturnType<typeof rpc>, token: string) => {
-    const response = await injectModern(fastify, body, headersFor(body, bearer(token)));
+    const response = await injectStateless(fastify, body, headersFor(body, bearer(token)));
     return { status: response.statusCode, body: response.json() };
   };
 
   it('401 before anything else without a token', async () => {
-    const response = await injectModern(fastify, rpc(1, 'tools/list'));
+    const response = await injectStateless(fastify, rpc(1, 'tools/list'));
     expect(response.statusCode).toBe(401);
   });
 
@@ -1240,7 +1240,7 @@ describe('SSE answers in the stateless era (real sockets)', () => {
         method: 'notifications/message',
         params: { level: 'info', data: { booked: 'Oslo', for: 'Ada' } },
       },
-      textResult(4, 'Booked Oslo for Ada (modern): Fjords!'),
+      textResult(4, 'Booked Oslo for Ada (stateless): Fjords!'),
     ]);
     expect(reader.text).not.toMatch(/^(id|retry):/m);
   });
@@ -1373,7 +1373,7 @@ describe('subscriptions/listen over real HTTP', () => {
     stream.controller.abort();
   });
 
-  it('delivers tools/list_changed from a modern POST and from a session-era session, tagged', async () => {
+  it('delivers tools/list_changed from a stateless POST and from a session-era session, tagged', async () => {
     const stream = await listen('L2', { toolsListChanged: true });
     expect(stream.first).toEqual(ack('L2', { toolsListChanged: true }));
     expect(await call(1, 'toggle_extra')).toEqual(textResult(1, 'added'));

@@ -143,11 +143,11 @@ describe('Streamable HTTP status paths (fastify.inject)', () => {
   });
 
   it('400: a batch in a 2025-11-25 session; 200 with an array in a 2025-03-26 session', async () => {
-    const modern = await initSession(server.fastify);
+    const stateless = await initSession(server.fastify);
     const refused = await server.fastify.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { ...json, 'mcp-session-id': modern },
+      headers: { ...json, 'mcp-session-id': stateless },
       payload: [{ jsonrpc: '2.0', id: 7, method: 'ping' }],
     });
     expect(refused.statusCode).toBe(400);

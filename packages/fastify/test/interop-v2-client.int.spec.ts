@@ -7,8 +7,8 @@ import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
 import {
   type Connected,
   legacySuite,
-  modernSuite,
   type Negotiation,
+  statelessSuite,
   text,
   v2Client,
 } from '../../core/test/support/v2-client';
@@ -63,14 +63,14 @@ const PLUGIN_MODES: [string, PluginOptions][] = [
 ];
 
 describe.each(PLUGIN_MODES)('the v2 client pinned to 2026-07-28, over HTTP (%s)', (_name, options) => {
-  modernSuite(() => serveAndConnect('pin', options));
+  statelessSuite(() => serveAndConnect('pin', options));
 });
 
 describe.each(PLUGIN_MODES.slice(0, 2))(
   'the v2 client in legacy mode (initialize, 2025-11-25), over HTTP (%s)',
   (_name, options) => {
     legacySuite(async () => {
-      const c = await serveAndConnect('legacy', options);
+      const c = await serveAndConnect('session', options);
       expect(c.transport.sessionId).toMatch(/^[A-Za-z0-9_-]{24}$/);
       return c;
     });
@@ -81,11 +81,11 @@ describe('the v2 client over HTTP, beyond the shared suites', () => {
   it('picks 2026-07-28 when it probes with server/discover (mode auto), without a session', async () => {
     const c = await serveAndConnect('auto');
     try {
-      expect(c.harness.client.getProtocolEra()).toBe('modern');
+      expect(c.harness.client.getProtocolEra()).toBe('stateless');
       expect(c.harness.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(c.transport.sessionId).toBeUndefined();
       const result = await c.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Kyoto' } });
-      expect(text(result)).toMatch(/^Booked Kyoto for Ada \(modern\): /);
+      expect(text(result)).toMatch(/^Booked Kyoto for Ada \(stateless\): /);
     } finally {
       await c.close();
     }
@@ -112,7 +112,7 @@ describe('the v2 client over HTTP, beyond the shared suites', () => {
   });
 
   it('cannot elicit in the session era on a stateless endpoint (the stateless era can, above)', async () => {
-    const legacy = await serveAndConnect('legacy', { mode: 'stateless' });
+    const legacy = await serveAndConnect('session', { mode: 'stateless' });
     try {
       const result = await legacy.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Rome' } });
       expect(result.isError).toBe(true);

@@ -47,6 +47,14 @@ export {
   type Result,
 } from './jsonrpc';
 export {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  InboundRequest,
+  Peer,
+  type PeerOptions,
+  type RequestHandler,
+  type RequestOptions,
+} from './peer';
+export {
   type CacheScope,
   type DiscoverResult,
   decodeHeaderValue,
@@ -56,24 +64,16 @@ export {
   type InputRequiredResult,
   type InputResponse,
   type InputResponses,
-  isModernRequest,
-  isModernVersion,
-  LATEST_MODERN_PROTOCOL_VERSION,
+  isStatelessRequest,
+  isStatelessVersion,
+  LATEST_STATELESS_PROTOCOL_VERSION,
   MetaKey,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernMethod,
-  type ModernRequestMeta,
   type ResultType,
+  STATELESS_PROTOCOL_VERSIONS,
+  StatelessMethod,
+  type StatelessRequestMeta,
   type SubscriptionFilter,
-} from './modern';
-export {
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  InboundRequest,
-  Peer,
-  type PeerOptions,
-  type RequestHandler,
-  type RequestOptions,
-} from './peer';
+} from './stateless';
 export type { SendOptions, Transport, TransportSink, WireMessage } from './transport';
 export * from './types';
 export {

@@ -19,8 +19,8 @@ export type TestingCompileOptions = Partial<GantryServerOptions>;
 /** Options of `createClient()`: the client's own, plus the protocol era to connect in. */
 export interface TestingClientOptions extends ClientOptions {
   /**
-   * The protocol era the client speaks to the app. Default `'legacy'`: the session era, with
-   * the `initialize` handshake, as tests written before 2026-07-28 expect. `'modern'` tests the
+   * The protocol era the client speaks to the app. Default `'session'`: the session era, with
+   * the `initialize` handshake, as tests written before 2026-07-28 expect. `'stateless'` tests the
    * stateless era (per-request `_meta`, `input_required` rounds answered by the client's
    * request handlers, `client.listen()`); `'auto'` probes as `client.connect` does by default.
    */
@@ -43,7 +43,7 @@ export class TestingModule {
 
   /**
    * A `Client` connected to the app through an in-memory pipe: `initialize` done (or, with
-   * `era: 'modern'`, `server/discover`), ready to call tools. `options.capabilities` declares
+   * `era: 'stateless'`, `server/discover`), ready to call tools. `options.capabilities` declares
    * client features (sampling, elicitation, roots); register their handlers with
    * `client.setRequestHandler()` — they may also be set after connecting. Closed by `close()`.
    */
@@ -51,7 +51,7 @@ export class TestingModule {
     clientInfo: { name: string; version: string } = { name: 'gantry-test', version: '0.0.0' },
     options: TestingClientOptions = {},
   ): Promise<Client> {
-    const { era = 'legacy', ...clientOptions } = options;
+    const { era = 'session', ...clientOptions } = options;
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await this.app.connect(serverSide);
     const client = new Client(clientInfo, clientOptions);

@@ -37,8 +37,8 @@ function client(): Client {
 }
 
 test.each([
-  ['auto', 'modern'],
-  ['legacy', 'legacy'],
+  ['auto', 'stateless'],
+  ['session', 'session'],
 ] as const)('era %s: plan_trip elicits twice and samples once, in the %s era', async (era, expected) => {
   const c = client();
   const transport = new WebSocketClientTransport({ url });

@@ -5,7 +5,7 @@ import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
 import { websocket } from '../src';
 import { INITIALIZE, RawClient } from './support';
 
-const MODERN_META =
+const STATELESS_META =
   '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
 const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
 
@@ -53,10 +53,10 @@ it('session era: 100k-deep tools/call arguments answer −32602, then ping answe
 
 it('stateless era: a 100k-deep requestState retry answers −32602, then server/discover answers', async () => {
   client.sendText(
-    `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"packing","arguments":{"city":${DEEP}},"requestState":"x.y","_meta":${MODERN_META}}}`,
+    `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"packing","arguments":{"city":${DEEP}},"requestState":"x.y","_meta":${STATELESS_META}}}`,
   );
   expect(await client.response(2)).toEqual(depthError(2, 'prompts/get'));
-  client.sendText(`{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":${MODERN_META}}}`);
+  client.sendText(`{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":${STATELESS_META}}}`);
   expect(await client.response(3)).toMatchObject({ id: 3, result: { supportedVersions: ['2026-07-28'] } });
   expect(logged).toEqual([]);
 });

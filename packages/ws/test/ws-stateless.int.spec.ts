@@ -131,7 +131,7 @@ describe('a stateless conversation over one socket', () => {
       jsonrpc: '2.0',
       id: 5,
       result: {
-        content: [{ type: 'text', text: 'Booked Oslo for Ada (modern): Fjords!' }],
+        content: [{ type: 'text', text: 'Booked Oslo for Ada (stateless): Fjords!' }],
         resultType: 'complete',
         _meta: SERVER_INFO,
       },

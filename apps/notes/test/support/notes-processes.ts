@@ -27,7 +27,7 @@ export async function startNotesProcess(dir: string, options: { era?: Era } = {}
   // Drained so a chatty child never blocks on a full stderr pipe.
   transport.stderr?.resume();
   const client = new Client({ name: 'notes-processes', version: '1.0.0' });
-  await client.connect(transport, { era: options.era ?? 'legacy' });
+  await client.connect(transport, { era: options.era ?? 'session' });
   return { client, transport, close: () => client.close() };
 }
 

@@ -17,7 +17,7 @@ import {
   type Root,
   versionAtLeast,
 } from '@gantry/protocol';
-import type { InputRound } from '../modern/input-round';
+import type { InputRound } from '../stateless/input-round';
 import {
   type ElicitOptions,
   type ElicitOutcome,
@@ -38,14 +38,14 @@ export interface SessionInfo {
   /** Who the caller is, when the transport authenticated it (HTTP, WebSocket). */
   readonly auth?: AuthInfo;
   /**
-   * `legacy`: a session opened by `initialize` (2024-11-05 … 2025-11-25). `modern`: one
+   * `legacy`: a session opened by `initialize` (2024-11-05 … 2025-11-25). `stateless`: one
    * stateless request of 2026-07-28, described by its own `_meta`. Absent means legacy.
    */
   readonly era?: ProtocolEra;
 }
 
 /** The two eras of MCP: sessions opened by `initialize`, or stateless self-describing requests. */
-export type ProtocolEra = 'legacy' | 'modern';
+export type ProtocolEra = 'session' | 'stateless';
 
 /** W3C Trace Context (and Baggage) the caller put in the request's `_meta`. */
 export interface TraceContext {
@@ -120,7 +120,7 @@ export class McpContext {
 
   /** The protocol era of this request; handlers rarely need it, since `ctx` behaves the same in both. */
   get era(): ProtocolEra {
-    return this.session.era ?? 'legacy';
+    return this.session.era ?? 'session';
   }
 
   /** `traceparent`, `tracestate` and `baggage` from the request's `_meta`, when the caller sent them. */
@@ -198,7 +198,7 @@ export class McpContext {
       );
     }
     const threshold = this.services.logLevel;
-    if (threshold === undefined && this.session.era === 'modern') return Promise.resolve();
+    if (threshold === undefined && this.session.era === 'stateless') return Promise.resolve();
     if (threshold !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold))
       return Promise.resolve();
     const params: Record<string, unknown> = { level, data };

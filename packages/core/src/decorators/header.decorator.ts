@@ -1,5 +1,5 @@
-import { headerNameProblem } from '../modern/mcp-header';
 import { HEADER_METADATA } from '../schema/schema-keys';
+import { headerNameProblem } from '../stateless/mcp-header';
 import { decoratorError, memberName } from './decorator-error';
 
 /**

@@ -1,7 +1,7 @@
 import type { Annotations, Icon, Meta } from '@gantry/protocol';
 import { recordHandlerClass } from '../metadata/handler-classes';
 import { RESOURCES_METADATA } from '../metadata/keys';
-import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
+import { type CacheHint, cacheHintProblem } from '../stateless/cache-hint';
 import { decoratorError, memberName } from './decorator-error';
 
 export interface ResourceOptions {

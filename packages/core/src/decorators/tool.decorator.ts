@@ -2,9 +2,9 @@ import type { Icon, Meta, ObjectJsonSchema, ToolAnnotations } from '@gantry/prot
 import type { Type } from '../di/tokens';
 import { recordHandlerClass } from '../metadata/handler-classes';
 import { TOOLS_METADATA } from '../metadata/keys';
-import { type CacheHint, cacheHintProblem } from '../modern/cache-hint';
 import { toolNameProblem } from '../registry/tool-name';
 import { isStandardSchema, type StandardSchemaLike } from '../schema/standard-schema';
+import { type CacheHint, cacheHintProblem } from '../stateless/cache-hint';
 import { decoratorError, memberName } from './decorator-error';
 
 export interface ToolOptions {

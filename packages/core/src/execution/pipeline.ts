@@ -1,7 +1,7 @@
 import { type InboundRequest, InvalidParamsError } from '@gantry/protocol';
 import { McpContext, type SessionInfo } from '../context/mcp-context';
-import { InputRequiredSignal } from '../modern/input-round';
 import type { ValidationIssue, ValidationOutcome } from '../schema';
+import { InputRequiredSignal } from '../stateless/input-round';
 import type { CallHandler, CanActivate, ExceptionFilter, Interceptor } from './enhancers';
 import type { ExecutionContext, HandlerKind } from './execution-context';
 

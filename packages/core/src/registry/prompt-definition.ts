@@ -1,5 +1,5 @@
 import type { GetPromptResult, Prompt } from '@gantry/protocol';
-import type { CacheHint } from '../modern/cache-hint';
+import type { CacheHint } from '../stateless/cache-hint';
 import type { CompiledHandler } from './compiled-handler';
 import type { Completer } from './completion';
 

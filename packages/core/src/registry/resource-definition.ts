@@ -1,6 +1,6 @@
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@gantry/protocol';
-import type { CacheHint } from '../modern/cache-hint';
 import type { UriTemplate } from '../resources/uri-template';
+import type { CacheHint } from '../stateless/cache-hint';
 import type { CompiledHandler } from './compiled-handler';
 import type { Completer } from './completion';
 

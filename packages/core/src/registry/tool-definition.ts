@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@gantry/protocol';
-import type { CacheHint } from '../modern/cache-hint';
-import type { HeaderParam } from '../modern/mcp-header';
+import type { CacheHint } from '../stateless/cache-hint';
+import type { HeaderParam } from '../stateless/mcp-header';
 import type { CompiledHandler } from './compiled-handler';
 
 /** A tool as the registry holds it: frozen, with its wire descriptor and compiled pipeline. */

@@ -13,7 +13,6 @@ import { explainMissing } from '../execution/missing-arguments';
 import { planOutput } from '../execution/tool-output';
 import { toCallToolResult, toolErrorResult } from '../execution/tool-result';
 import { DESIGN_PARAMTYPES } from '../metadata/keys';
-import { collectHeaderParams, type HeaderParam } from '../modern/mcp-header';
 import {
   type ArgsValidator,
   compileClassValidator,
@@ -25,6 +24,7 @@ import {
   jsonSchemaFromStandard,
   type ValidationOutcome,
 } from '../schema';
+import { collectHeaderParams, type HeaderParam } from '../stateless/mcp-header';
 import { CompiledHandler } from './compiled-handler';
 import { deepFreeze, type ScanTarget, scanError } from './scan-target';
 import type { ToolDefinition } from './tool-definition';

@@ -133,11 +133,11 @@ function checkChoiceDefault(value: unknown, values: readonly string[], at: Fail)
   }
 }
 
-function checkField(name: string, field: unknown, modern: boolean, fail: Fail): void {
+function checkField(name: string, field: unknown, stateless: boolean, fail: Fail): void {
   const at = (what: string) => fail(`property '${name}' ${what}`);
   if (!isRecord(field)) throw at(`must be a schema object such as { type: 'string' }; got ${show(field)}`);
   const kind = kindOf(field, at);
-  if (!modern && (kind === 'titled single-select' || kind === 'multi-select')) {
+  if (!stateless && (kind === 'titled single-select' || kind === 'multi-select')) {
     throw at(
       `is ${withArticle(kind)}, which needs protocol version ${TITLED_VERSION}; 2025-06-18 clients know only { type: 'string', enum, enumNames }`,
     );
@@ -149,7 +149,7 @@ function checkField(name: string, field: unknown, modern: boolean, fail: Fail): 
         `has '${key}', which ${withArticle(kind)} field of an elicitation form cannot have; allowed: ${allowed.join(', ')}`,
       );
     }
-    if (key === 'default' && !modern && kind !== 'boolean') {
+    if (key === 'default' && !stateless && kind !== 'boolean') {
       throw at(
         `has a default, which 2025-06-18 allows only on booleans; remove it (${TITLED_VERSION} allows it)`,
       );
@@ -236,20 +236,20 @@ function checkField(name: string, field: unknown, modern: boolean, fail: Fail): 
  */
 export function checkElicitationSchema(schema: object, options: ElicitationSchemaOptions): ElicitationSchema {
   const label = options.context ?? 'Elicitation requestedSchema';
-  const modern = titledEnumsAllowed(options.protocolVersion, label);
+  const stateless = titledEnumsAllowed(options.protocolVersion, label);
   const fail = (what: string) => decoratorError(`${label}: ${what}`);
   if (!isRecord(schema)) {
     throw fail(`must be an object schema { type: 'object', properties: { … } }; got ${show(schema)}`);
   }
   for (const key of Object.keys(schema)) {
-    if (key === '$schema' && !modern) {
+    if (key === '$schema' && !stateless) {
       throw fail(
         `has '$schema', which needs protocol version ${TITLED_VERSION}; leave it out for 2025-06-18 clients`,
       );
     }
     if (!ROOT_KEYS.includes(key)) {
       throw fail(
-        `has '${key}', which is not part of the restricted schema of elicitation forms; keep only ${modern ? '$schema, ' : ''}type, properties and required`,
+        `has '${key}', which is not part of the restricted schema of elicitation forms; keep only ${stateless ? '$schema, ' : ''}type, properties and required`,
       );
     }
   }
@@ -261,7 +261,7 @@ export function checkElicitationSchema(schema: object, options: ElicitationSchem
   if (!isRecord(properties)) {
     throw fail(`needs properties, an object of field name → schema; got ${show(properties)}`);
   }
-  for (const [name, field] of Object.entries(properties)) checkField(name, field, modern, fail);
+  for (const [name, field] of Object.entries(properties)) checkField(name, field, stateless, fail);
   if (schema.required !== undefined) {
     if (!Array.isArray(schema.required))
       throw fail(`has required ${show(schema.required)}; it must be a list of property names`);

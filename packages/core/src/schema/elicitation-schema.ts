@@ -29,7 +29,7 @@ function labelsOf(schema: Schema): Schema {
 class FormFieldBuilder {
   constructor(
     private readonly label: string,
-    private readonly modern: boolean,
+    private readonly stateless: boolean,
     private readonly dto: Function,
   ) {}
 
@@ -72,7 +72,7 @@ class FormFieldBuilder {
 
   /** 2025-06-18 allows a default only on booleans (§12.1); `fits` says the initializer suits the field. */
   private withDefault(field: Schema, fits: boolean, schema: Schema, everywhere = false): Schema {
-    if (fits && (this.modern || everywhere)) field.default = schema.default;
+    if (fits && (this.stateless || everywhere)) field.default = schema.default;
     return field;
   }
 
@@ -139,7 +139,7 @@ class FormFieldBuilder {
   ): Schema {
     const choices = this.options(values, titles, fail);
     const field: Schema = { type: 'string', ...labelsOf(schema) };
-    if (titles && this.modern) {
+    if (titles && this.stateless) {
       field.oneOf = choices.map((value) => ({ const: value, title: titles.get(value) ?? value }));
     } else {
       field.enum = choices;
@@ -161,7 +161,7 @@ class FormFieldBuilder {
       );
     }
     const choices = this.options(items.enum, titles, fail);
-    if (!this.modern) {
+    if (!this.stateless) {
       throw fail(
         `is a multi-select, which needs protocol version ${TITLED_VERSION} (2025-06-18 clients know single choices only); ask 2025-06-18 clients with a single choice or one boolean per option`,
       );
@@ -216,10 +216,10 @@ export function elicitationSchemaFromClass(
   options: ElicitationSchemaOptions,
 ): ElicitationSchema {
   const label = options.context ?? `Elicitation form ${dto.name}`;
-  const modern = titledEnumsAllowed(options.protocolVersion, label);
+  const stateless = titledEnumsAllowed(options.protocolVersion, label);
   const model = readDtoModel(dto, { context: options.context ?? 'Elicitation form' });
   const input = schemaOfModel(model);
-  const builder = new FormFieldBuilder(label, modern, dto);
+  const builder = new FormFieldBuilder(label, stateless, dto);
   const inputProperties = (input.properties ?? {}) as Record<string, Schema>;
   const properties: Record<string, object> = {};
   for (const property of model.properties) {

@@ -8,11 +8,11 @@ import type {
 import { Method } from '@gantry/protocol';
 import type { SessionInfo } from '../context/mcp-context';
 import type { Logger } from '../logger';
-import { cacheHintProblem } from '../modern/cache-hint';
-import { StatelessDispatcher } from '../modern/stateless-dispatcher';
-import { coversUri, SubscriptionHub } from '../modern/subscriptions';
 import { DEFAULT_PAGE_SIZE } from '../registry/pagination';
 import type { Registry } from '../registry/registry';
+import { cacheHintProblem } from '../stateless/cache-hint';
+import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
+import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
 import { completionHandler } from './completion-handler';
 import { loggingHandler } from './logging-handler';
 import type { MethodHandler, MethodTable } from './method-table';

@@ -3,7 +3,7 @@ import type { ContextSession } from '../context/mcp-context';
 
 /**
  * Handles one MCP method: for an initialized session (a `ServerSession`), or for one
- * stateless-era request (a `ModernCall`).
+ * stateless-era request (a `StatelessCall`).
  */
 export type MethodHandler = (
   params: RequestParams | undefined,

@@ -1,7 +1,7 @@
 import type { Icon } from '@gantry/protocol';
 import type { Logger } from '../logger';
-import type { CacheDefaults } from '../modern/cache-hint';
-import type { StatelessOptions } from '../modern/stateless-dispatcher';
+import type { CacheDefaults } from '../stateless/cache-hint';
+import type { StatelessOptions } from '../stateless/stateless-dispatcher';
 
 /** What `GantryFactory.create` takes besides the root module. */
 export interface GantryServerOptions {

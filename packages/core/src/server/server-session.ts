@@ -7,22 +7,22 @@ import {
   type InitializeResult,
   InvalidParamsError,
   InvalidRequestError,
-  isModernRequest,
+  isStatelessRequest,
   type JSONRPCNotification,
   type JSONRPCRequest,
-  LATEST_MODERN_PROTOCOL_VERSION,
+  LATEST_STATELESS_PROTOCOL_VERSION,
   type ListRootsResult,
   type LoggingLevel,
   MetaKey,
   Method,
   MethodNotFoundError,
-  ModernMethod,
   negotiateProtocolVersion,
   Peer,
   type RequestId,
   type RequestParams,
   type Result,
   type Root,
+  StatelessMethod,
   type Transport,
 } from '@gantry/protocol';
 import type { ContextSession } from '../context/mcp-context';
@@ -49,7 +49,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * table. On stdio the process is the session.
  */
 export class ServerSession implements ContextSession {
-  readonly era = 'legacy' as const;
+  readonly era = 'session' as const;
   readonly peer: Peer;
   private state: SessionState = 'awaiting-initialize';
   private initializedNotified = false;
@@ -176,10 +176,10 @@ export class ServerSession implements ContextSession {
     // Before anything walks the params recursively (validators, digests, JSON.stringify).
     checkParamsDepth(method, request.params, this.server.maxParamsDepth);
     // 2026-07-28: a request that describes itself in _meta is served statelessly, on any connection.
-    if (isModernRequest(request)) return this.server.stateless.handle(request, inbound, this);
-    if (method === ModernMethod.ServerDiscover || method === ModernMethod.SubscriptionsListen) {
+    if (isStatelessRequest(request)) return this.server.stateless.handle(request, inbound, this);
+    if (method === StatelessMethod.ServerDiscover || method === StatelessMethod.SubscriptionsListen) {
       throw new InvalidParamsError(
-        `Invalid params: ${method} is a ${LATEST_MODERN_PROTOCOL_VERSION} method; its _meta must carry "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}"`,
+        `Invalid params: ${method} is a ${LATEST_STATELESS_PROTOCOL_VERSION} method; its _meta must carry "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}"`,
       );
     }
     if (this.state !== 'ready') {

@@ -1,4 +1,4 @@
-import { isRequestId, Method, ModernMethod, type RequestId, type WireMessage } from '@gantry/protocol';
+import { isRequestId, Method, type RequestId, StatelessMethod, type WireMessage } from '@gantry/protocol';
 
 type Json = Record<string, unknown>;
 
@@ -54,7 +54,7 @@ export class UnansweredRequests {
   private receivedOne(value: unknown): RequestId | undefined {
     if (!isObject(value) || typeof value.method !== 'string') return undefined;
     if (isRequestId(value.id)) {
-      if (value.method === ModernMethod.SubscriptionsListen) return undefined;
+      if (value.method === StatelessMethod.SubscriptionsListen) return undefined;
       this.counts.set(value.id, (this.counts.get(value.id) ?? 0) + 1);
       this.total++;
       return value.id;

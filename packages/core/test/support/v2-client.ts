@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 
 /** `pin` speaks 2026-07-28 only; `auto` probes with server/discover; `legacy` runs initialize. */
-export type Negotiation = 'pin' | 'auto' | 'legacy';
+export type Negotiation = 'pin' | 'auto' | 'session';
 
 /** Every tool of the fixture a caller without the admin scope may see, in registration order. */
 export const DUAL_ERA_TOOLS = [
@@ -147,7 +147,7 @@ export interface Connected {
  * The 2026-07-28 suite: discovery, tools, input_required round trips and a subscription.
  * `open` connects a pinned (or auto) v2 client with FULL_CAPABILITIES.
  */
-export function modernSuite(open: () => Promise<Connected>) {
+export function statelessSuite(open: () => Promise<Connected>) {
   let c: Connected;
   let client: Client;
   beforeAll(async () => {
@@ -161,7 +161,7 @@ export function modernSuite(open: () => Promise<Connected>) {
   });
 
   it('negotiates 2026-07-28 through server/discover and exposes what it discovered', async () => {
-    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getProtocolEra()).toBe('stateless');
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(client.getServerVersion()).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(client.getInstructions()).toBe('Plan trips.');
@@ -213,8 +213,8 @@ export function modernSuite(open: () => Promise<Connected>) {
   it('plans a trip through input_required round trips answered by the registered handlers', async () => {
     const tapped = tap(c.transport);
     const result = await client.callTool({ name: 'plan_trip', arguments: { city: 'Paris' } });
-    expect(text(result)).toBe(`Booked Paris for Ada (modern): ${sampledReply('A slogan for Paris')}`);
-    expect(text(result).endsWith(`(modern): ${sampledReply('A slogan for Paris')}`)).toBe(true);
+    expect(text(result)).toBe(`Booked Paris for Ada (stateless): ${sampledReply('A slogan for Paris')}`);
+    expect(text(result).endsWith(`(stateless): ${sampledReply('A slogan for Paris')}`)).toBe(true);
     expect(c.harness.asked).toEqual({
       elicitations: ['Who travels to Paris?', 'Book Paris for Ada?'],
       samplings: ['A slogan for Paris'],
@@ -312,7 +312,7 @@ export function legacySuite(open: () => Promise<Connected>) {
   });
 
   it('runs the initialize handshake at 2025-11-25', async () => {
-    expect(client.getProtocolEra()).toBe('legacy');
+    expect(client.getProtocolEra()).toBe('session');
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect(client.getServerVersion()).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(client.getInstructions()).toBe('Plan trips.');
@@ -337,7 +337,7 @@ export function legacySuite(open: () => Promise<Connected>) {
   it('plans a trip through server→client requests answered by the same handlers', async () => {
     const tapped = tap(c.transport);
     const result = await client.callTool({ name: 'plan_trip', arguments: { city: 'Paris' } });
-    expect(text(result)).toBe(`Booked Paris for Ada (legacy): ${sampledReply('A slogan for Paris')}`);
+    expect(text(result)).toBe(`Booked Paris for Ada (session): ${sampledReply('A slogan for Paris')}`);
     expect(c.harness.asked).toEqual({
       elicitations: ['Who travels to Paris?', 'Book Paris for Ada?'],
       samplings: ['A slogan for Paris'],

@@ -36,7 +36,7 @@ async function dualEraApp(): Promise<App> {
 async function connect(
   app: App,
   options: ConstructorParameters<typeof Client>[1] = {},
-  era?: 'auto' | 'modern' | 'legacy',
+  era?: 'auto' | 'stateless' | 'session',
 ) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await app.connect(serverSide);
@@ -73,7 +73,7 @@ describe('connect: choosing the protocol era against a dual-era Gantry app', () 
     const app = await dualEraApp();
     const { client, wire } = await connect(app, { capabilities: CAPS });
 
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(client.protocolVersion).toBe(V);
     expect(client.serverInfo).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(client.instructions).toBe('Plan trips.');
@@ -125,11 +125,11 @@ describe('connect: choosing the protocol era against a dual-era Gantry app', () 
     });
   });
 
-  it("era 'legacy' performs the initialize handshake and never sends server/discover", async () => {
+  it("era 'session' performs the initialize handshake and never sends server/discover", async () => {
     const app = await dualEraApp();
-    const { client, wire } = await connect(app, { capabilities: CAPS }, 'legacy');
+    const { client, wire } = await connect(app, { capabilities: CAPS }, 'session');
 
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
     expect(client.protocolVersion).toBe('2025-11-25');
     expect(client.serverInfo).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(wire.sent.map((message: any) => message.method)).toEqual([
@@ -140,11 +140,11 @@ describe('connect: choosing the protocol era against a dual-era Gantry app', () 
     expect(wire.requests('tools/call')[0].params).toEqual({ name: 'echo', arguments: { text: 'x' } });
   });
 
-  it("era 'modern' rejects an unknown era name before anything is sent", async () => {
+  it("era 'stateless' rejects an unknown era name before anything is sent", async () => {
     const client = new Client(CLIENT_INFO);
     const [clientSide] = InMemoryTransport.createLinkedPair();
     await expect(client.connect(clientSide, { era: 'newest' as never })).rejects.toThrow(
-      "Client.connect: era must be 'auto', 'modern' or 'legacy' (got \"newest\")",
+      "Client.connect: era must be 'auto', 'stateless' or 'session' (got \"newest\")",
     );
   });
 });
@@ -162,10 +162,10 @@ describe('input_required rounds (2026-07-28 multi round-trip requests)', () => {
       { onProgress: (p) => progress.push(p.progress) },
     );
 
-    expect(text(result)).toBe('Booked Lima for Grace (modern): Sunny days!');
+    expect(text(result)).toBe('Booked Lima for Grace (stateless): Sunny days!');
     expect(asked).toEqual(['Who travels to Lima?', 'Book Lima for Grace?', 'A slogan for Lima']);
     expect(contexts[0]).toMatchObject({
-      era: 'modern',
+      era: 'stateless',
       method: 'elicitation/create',
       key: 'elicitation-1',
       request: { method: 'tools/call', params: { name: 'plan_trip', arguments: { city: 'Lima' } } },
@@ -197,11 +197,11 @@ describe('input_required rounds (2026-07-28 multi round-trip requests)', () => {
 
   it('runs the same handlers for the same tool in the session era, as server → client requests', async () => {
     const app = await dualEraApp();
-    const { client, wire } = await connect(app, { capabilities: CAPS }, 'legacy');
+    const { client, wire } = await connect(app, { capabilities: CAPS }, 'session');
     const { asked, contexts } = tripHandlers(client, 'Lin');
 
     expect(text(await client.callTool('plan_trip', { city: 'Oslo' }))).toBe(
-      'Booked Oslo for Lin (legacy): Sunny days!',
+      'Booked Oslo for Lin (session): Sunny days!',
     );
     expect(asked).toEqual(['Who travels to Oslo?', 'Book Oslo for Lin?', 'A slogan for Oslo']);
     expect((contexts[0] as { method: string; id: unknown }).method).toBe('elicitation/create');
@@ -346,7 +346,7 @@ describe('listen(): change notifications in both eras', () => {
 
   it('session era: the same call maps to plain list-changed notifications and resources/subscribe', async () => {
     const app = await dualEraApp();
-    const { client, wire } = await connect(app, {}, 'legacy');
+    const { client, wire } = await connect(app, {}, 'session');
 
     const subscription = client.listen({ toolsListChanged: true, resourceSubscriptions: ['trips://readme'] });
     await expect(subscription.acknowledged).resolves.toEqual({
@@ -400,7 +400,7 @@ describe('logging, ping and errors in the stateless era', () => {
 
   it('session era: setLoggingLevel sends logging/setLevel', async () => {
     const app = await dualEraApp();
-    const { client, wire } = await connect(app, {}, 'legacy');
+    const { client, wire } = await connect(app, {}, 'session');
     const logged: unknown[] = [];
     client.onNotification('notifications/message', (n) => logged.push(n.params?.data));
     await client.setLoggingLevel('error');
@@ -417,7 +417,7 @@ describe('logging, ping and errors in the stateless era', () => {
     expect(wire.sent.map((message: any) => message.method)).toEqual(['server/discover', 'server/discover']);
   });
 
-  it('rejects with the modern error codes: a missing resource is −32602', async () => {
+  it('rejects with the stateless error codes: a missing resource is −32602', async () => {
     const app = await dualEraApp();
     const { client } = await connect(app);
     const error = await client.readResource('nope://x').catch((caught: unknown) => caught);
@@ -461,7 +461,7 @@ describe('result types and retries against a scripted stateless server', () => {
     const client = new Client(CLIENT_INFO);
     cleanups.push(() => client.close());
     await client.connect(wire);
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(client.serverInfo).toBeUndefined();
     await expect(client.callTool('old')).resolves.toEqual({
       content: [{ type: 'text', text: 'no resultType' }],
@@ -499,7 +499,7 @@ describe('result types and retries against a scripted stateless server', () => {
     const client = new Client(CLIENT_INFO, { capabilities: { roots: {} } });
     cleanups.push(() => client.close());
     client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///work' }] }));
-    await client.connect(wire, { era: 'modern' });
+    await client.connect(wire, { era: 'stateless' });
 
     expect(text(await client.callTool('rooted'))).toBe('state true');
     const calls = wire.requests('tools/call');
@@ -568,7 +568,7 @@ describe('result types and retries against a scripted stateless server', () => {
     const client = new Client(CLIENT_INFO);
     cleanups.push(() => client.close());
     await client.connect(wire);
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
     expect(wire.sent.map((message: any) => message.method)).toEqual([
       'server/discover',
       'initialize',
@@ -590,7 +590,7 @@ describe('result types and retries against a scripted stateless server', () => {
     const client = new Client(CLIENT_INFO);
     cleanups.push(() => client.close());
     await client.connect(wire);
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
   });
 });
 

@@ -11,7 +11,7 @@ import type { ContextSession } from '../context/mcp-context';
 import type { InputRound } from './input-round';
 
 /** What a stateless-era call needs of the server. */
-export interface ModernServices {
+export interface StatelessServices {
   resourceUpdated(uri: string): Promise<void>;
   resourceListChanged(): void;
   completeElicitation(elicitationId: string): Promise<boolean>;
@@ -24,8 +24,8 @@ const UNKNOWN_CLIENT: Implementation = Object.freeze({ name: 'unknown-client', v
  * and log level come from the request's own `_meta`, nothing from earlier requests. Handlers
  * see it through `ctx` exactly as they see a session.
  */
-export class ModernCall implements ContextSession {
-  readonly era = 'modern' as const;
+export class StatelessCall implements ContextSession {
+  readonly era = 'stateless' as const;
   readonly behaviourVersion: string;
   readonly clientInfo: Implementation;
   /** Set for the methods that may return `input_required`. */
@@ -38,7 +38,7 @@ export class ModernCall implements ContextSession {
     readonly logLevel: LoggingLevel | undefined,
     /** The connection the request arrived on. */
     readonly connection: { readonly auth?: AuthInfo },
-    private readonly services: ModernServices,
+    private readonly services: StatelessServices,
   ) {
     this.behaviourVersion = protocolVersion;
     this.clientInfo = clientInfo ?? UNKNOWN_CLIENT;

@@ -14,13 +14,13 @@ import type {
 } from './types';
 
 /** Protocol versions spoken statelessly, newest first. */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2026-07-28']);
+export const STATELESS_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2026-07-28']);
 
 /** The newest stateless-era version. */
-export const LATEST_MODERN_PROTOCOL_VERSION = '2026-07-28';
+export const LATEST_STATELESS_PROTOCOL_VERSION = '2026-07-28';
 
 /** True for a version of the stateless era (2026-07-28 and later). */
-export function isModernVersion(version: unknown): boolean {
+export function isStatelessVersion(version: unknown): boolean {
   return typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= '2026-07-28';
 }
 
@@ -35,7 +35,7 @@ export const MetaKey = {
 } as const;
 
 /** Methods that exist only in the stateless era. */
-export const ModernMethod = {
+export const StatelessMethod = {
   ServerDiscover: 'server/discover',
   SubscriptionsListen: 'subscriptions/listen',
   SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
@@ -86,7 +86,7 @@ export interface DiscoverResult extends Result {
 }
 
 /** The stateless-era fields of a request's `_meta`, once checked. */
-export interface ModernRequestMeta {
+export interface StatelessRequestMeta {
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
@@ -96,7 +96,7 @@ export interface ModernRequestMeta {
  * True when a request opens the stateless era: it carries a protocol version in its `_meta`.
  * `initialize` is always session era, whatever its `_meta` says.
  */
-export function isModernRequest(request: Pick<JSONRPCRequest, 'method' | 'params'>): boolean {
+export function isStatelessRequest(request: Pick<JSONRPCRequest, 'method' | 'params'>): boolean {
   if (request.method === 'initialize') return false;
   const meta = request.params?._meta as Meta | undefined;
   return meta !== undefined && meta !== null && typeof meta === 'object' && MetaKey.ProtocolVersion in meta;

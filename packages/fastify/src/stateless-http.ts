@@ -2,11 +2,11 @@ import type { ToolDefinition } from '@gantry/core';
 import {
   decodeHeaderValue,
   ErrorCode,
-  isModernVersion,
+  isStatelessVersion,
   type JSONRPCRequest,
   MetaKey,
   Method,
-  MODERN_PROTOCOL_VERSIONS,
+  STATELESS_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
 import type { FastifyRequest } from 'fastify';
 
@@ -29,19 +29,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * True when a POST belongs to the stateless era (2026-07-28): its body's `_meta` names a
- * protocol version, or its `MCP-Protocol-Version` header names a modern one. `initialize`
+ * protocol version, or its `MCP-Protocol-Version` header names a stateless one. `initialize`
  * always opens the session era (README §3.1 of the spec digest).
  */
-export function isModernPost(body: unknown, versionHeader: string | undefined): boolean {
+export function isStatelessPost(body: unknown, versionHeader: string | undefined): boolean {
   if (!isObject(body)) return false;
   if (body.method === Method.Initialize) return false;
   const meta = isObject(body.params) ? body.params._meta : undefined;
   if (isObject(meta) && MetaKey.ProtocolVersion in meta) return true;
-  return isModernVersion(versionHeader);
+  return isStatelessVersion(versionHeader);
 }
 
 /** The HTTP status of a stateless-era JSON-RPC error (transports.md §4.7). */
-export function modernStatus(code: number): number {
+export function statelessStatus(code: number): number {
   switch (code) {
     case ErrorCode.MethodNotFound:
       return 404;
@@ -101,7 +101,7 @@ function nameOf(request: JSONRPCRequest): { field: string; value: unknown } | un
  * `_meta` agree and are supported, the required `_meta` keys are there, and `Mcp-Method`,
  * `Mcp-Name` and `Mcp-Param-*` mirror the body. Undefined when everything holds.
  */
-export function modernRequestProblem(
+export function statelessRequestProblem(
   request: FastifyRequest,
   message: JSONRPCRequest,
   tool: (name: string) => ToolDefinition | undefined,
@@ -124,12 +124,12 @@ export function modernRequestProblem(
       `MCP-Protocol-Version is ${JSON.stringify(versionHeader)} but _meta names ${JSON.stringify(version)}`,
     );
   }
-  if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
+  if (!STATELESS_PROTOCOL_VERSIONS.includes(version)) {
     return {
       status: 400,
       code: ErrorCode.UnsupportedProtocolVersion,
       message: `Unsupported protocol version: ${version}`,
-      data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      data: { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: version },
     };
   }
   if (!isObject(meta?.[MetaKey.ClientCapabilities])) {

@@ -47,7 +47,7 @@ const { createMcpFastifyApp } = require('@modelcontextprotocol/fastify') as {
 };
 
 function getServer(): McpServer {
-  const server = new McpServer({ name: 'bench-sdk-v2-modern-http', version: '1.0.0' });
+  const server = new McpServer({ name: 'bench-sdk-v2-stateless-http', version: '1.0.0' });
   server.registerTool(
     'echo',
     { description: 'Echoes its input', inputSchema: z.object({ text: z.string() }) },

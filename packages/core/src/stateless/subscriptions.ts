@@ -3,10 +3,10 @@ import {
   InvalidParamsError,
   MetaKey,
   Method,
-  ModernMethod,
   type RequestId,
   type Result,
   type ServerCapabilities,
+  StatelessMethod,
   type SubscriptionFilter,
 } from '@gantry/protocol';
 
@@ -98,7 +98,7 @@ export class SubscriptionHub {
       // The acknowledgement is the first message of the stream; nothing of it precedes.
       inbound
         .notify({
-          method: ModernMethod.SubscriptionsAcknowledged,
+          method: StatelessMethod.SubscriptionsAcknowledged,
           params: { notifications: honoured, _meta: meta },
         })
         .catch(() => undefined);

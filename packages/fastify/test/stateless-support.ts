@@ -57,7 +57,7 @@ export function without(headers: Record<string, string>, ...names: string[]): Re
 export const b64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
 /** POSTs through `fastify.inject` with the headers a conforming client sends (overridable). */
-export function injectModern(
+export function injectStateless(
   fastify: FastifyInstance,
   body: { method: string; params?: Record<string, unknown> },
   headers: Record<string, string> = headersFor(body),

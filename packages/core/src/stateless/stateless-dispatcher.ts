@@ -14,11 +14,11 @@ import {
   Method,
   MethodNotFoundError,
   MissingRequiredClientCapabilityError,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernMethod,
   type RequestParams,
   type Result,
   type ServerCapabilities,
+  STATELESS_PROTOCOL_VERSIONS,
+  StatelessMethod,
   UnsupportedProtocolVersionError,
   UrlElicitationRequiredError,
 } from '@gantry/protocol';
@@ -31,8 +31,8 @@ import { resolveResource } from '../server/resource-handlers';
 import { type CacheDefaults, type CacheHint, DEFAULT_CACHE } from './cache-hint';
 import { warnOnceAboutEphemeralKey } from './ephemeral-key-warning';
 import { InputRound } from './input-round';
-import { ModernCall, type ModernServices } from './modern-call';
 import { principalDigest, RequestStateCodec } from './request-state';
+import { StatelessCall, type StatelessServices } from './stateless-call';
 import type { SubscriptionHub } from './subscriptions';
 
 /** Options of the stateless era (2026-07-28). */
@@ -105,7 +105,7 @@ interface Guardable {
 /**
  * Serves stateless-era requests (2026-07-28): checks the per-request `_meta`, dispatches to the
  * same handlers as the session era, runs multi round-trip requests, adds `resultType`,
- * caching hints and `serverInfo`, and turns retired codes into their modern ones.
+ * caching hints and `serverInfo`, and turns retired codes into their stateless ones.
  */
 export class StatelessDispatcher {
   private readonly methods = new Map<string, MethodHandler>();
@@ -117,14 +117,14 @@ export class StatelessDispatcher {
 
   constructor(
     private readonly registry: Registry,
-    legacy: MethodTable,
+    session: MethodTable,
     private readonly capabilities: ServerCapabilities,
     private readonly serverInfo: Implementation,
     private readonly instructions: string | undefined,
     options: StatelessOptions | undefined,
     cache: CacheDefaults | undefined,
     private readonly hub: SubscriptionHub,
-    private readonly services: ModernServices,
+    private readonly services: StatelessServices,
     private readonly logger: Logger,
   ) {
     this.settings = resolveStatelessOptions(options);
@@ -136,13 +136,13 @@ export class StatelessDispatcher {
       read: { ...DEFAULT_CACHE.read, ...cache?.read },
     };
     const m = this.methods;
-    m.set(ModernMethod.ServerDiscover, () => this.discover());
-    const reuse = (method: string) => legacy.get(method);
-    const listOf = (method: string, hint: (call: ModernCall) => Required<CacheHint>) => {
+    m.set(StatelessMethod.ServerDiscover, () => this.discover());
+    const reuse = (method: string) => session.get(method);
+    const listOf = (method: string, hint: (call: StatelessCall) => Required<CacheHint>) => {
       const base = reuse(method);
       if (!base) return;
       m.set(method, (params, inbound, call) =>
-        then(base(params, inbound, call), (result) => withHint(result, hint(call as ModernCall))),
+        then(base(params, inbound, call), (result) => withHint(result, hint(call as StatelessCall))),
       );
     };
     listOf(Method.ToolsList, () => this.listHint([registry.tools]));
@@ -160,8 +160,8 @@ export class StatelessDispatcher {
     }
     const complete = reuse(Method.CompletionComplete);
     if (complete) m.set(Method.CompletionComplete, complete);
-    m.set(ModernMethod.SubscriptionsListen, (params, inbound, call) =>
-      this.hub.listen(params, inbound, (call as ModernCall).connection),
+    m.set(StatelessMethod.SubscriptionsListen, (params, inbound, call) =>
+      this.hub.listen(params, inbound, (call as StatelessCall).connection),
     );
   }
 
@@ -191,9 +191,9 @@ export class StatelessDispatcher {
         `Invalid params: _meta["${MetaKey.ProtocolVersion}"] must be a protocol version string`,
       );
     }
-    if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
+    if (!STATELESS_PROTOCOL_VERSIONS.includes(version)) {
       throw new UnsupportedProtocolVersionError(`Unsupported protocol version: ${version}`, {
-        supported: [...MODERN_PROTOCOL_VERSIONS],
+        supported: [...STATELESS_PROTOCOL_VERSIONS],
         requested: version,
       });
     }
@@ -214,7 +214,7 @@ export class StatelessDispatcher {
       throw new MethodNotFoundError(`Method not found: ${request.method}`, { method: request.method });
     }
     const info = meta[MetaKey.ClientInfo];
-    const call = new ModernCall(
+    const call = new StatelessCall(
       version,
       capabilities as ClientCapabilities,
       isObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
@@ -229,14 +229,14 @@ export class StatelessDispatcher {
     try {
       outcome = handler(params, inbound, call);
     } catch (error) {
-      throw modernError(error);
+      throw statelessError(error);
     }
     // Synchronous handlers are answered synchronously: no promise on the hot path.
     if (!(outcome instanceof Promise)) return this.finish(outcome);
     return outcome.then(
       (result) => this.finish(result),
       (error) => {
-        throw modernError(error);
+        throw statelessError(error);
       },
     );
   }
@@ -252,7 +252,7 @@ export class StatelessDispatcher {
 
   private discover(): Result {
     const result: Result = {
-      supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+      supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
       capabilities: this.capabilities,
       ttlMs: this.cache.discover.ttlMs,
       cacheScope: this.cache.discover.scope,
@@ -303,7 +303,7 @@ export class StatelessDispatcher {
   private roundTrips(method: string, base: MethodHandler): MethodHandler {
     const salient = SALIENT[method];
     return (params, inbound, session) => {
-      const call = session as ModernCall;
+      const call = session as StatelessCall;
       const replay =
         params?.requestState !== undefined || params?.inputResponses !== undefined
           ? this.replay(method, salient, params, call)
@@ -332,7 +332,7 @@ export class StatelessDispatcher {
     method: string,
     salient: (params: RequestParams | undefined) => unknown,
     params: RequestParams | undefined,
-    call: ModernCall,
+    call: StatelessCall,
   ): { answers: unknown[]; rounds: number } {
     const responses = params?.inputResponses;
     const state = params?.requestState;
@@ -376,7 +376,7 @@ export class StatelessDispatcher {
     method: string,
     salient: (params: RequestParams | undefined) => unknown,
     params: RequestParams | undefined,
-    call: ModernCall,
+    call: StatelessCall,
     round: InputRound,
     rounds: number,
     result: Result | undefined,
@@ -448,7 +448,7 @@ function then<T, U>(value: T | Promise<T>, next: (value: T) => U): U | Promise<U
 }
 
 /** 2026-07-28 retired −32002: a missing resource is −32602. */
-function modernError(error: unknown): unknown {
+function statelessError(error: unknown): unknown {
   if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
     return new InvalidParamsError(error.message, error.data);
   }

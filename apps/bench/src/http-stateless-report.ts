@@ -1,4 +1,4 @@
-// What the stateless-era HTTP section found, as data (the `httpModern` part of the JSON file)
+// What the stateless-era HTTP section found, as data (the `httpStateless` part of the JSON file)
 // and as text.
 import type { HttpMetricKey } from './http-report';
 import {
@@ -16,13 +16,13 @@ import {
   targetsTable,
 } from './report-tables';
 
-export type HttpModernMetricKey = Extract<
+export type HttpStatelessMetricKey = Extract<
   HttpMetricKey,
   'rps1' | 'rps16' | 'rps64' | 'p50' | 'p99' | 'cpu16'
 >;
 
 /** The metrics, in table order: the HTTP section's, without memory (there are no sessions). */
-export const HTTP_MODERN_METRICS: readonly Metric<HttpModernMetricKey>[] = [
+export const HTTP_STATELESS_METRICS: readonly Metric<HttpStatelessMetricKey>[] = [
   { key: 'rps1', label: 'c=1', unit: 'req/s', digits: 0 },
   { key: 'rps16', label: 'c=16', unit: 'req/s', digits: 0 },
   { key: 'rps64', label: 'c=64', unit: 'req/s', digits: 0 },
@@ -32,24 +32,29 @@ export const HTTP_MODERN_METRICS: readonly Metric<HttpModernMetricKey>[] = [
 ];
 
 /** The servers, in table order, and how the tables name them. */
-export const HTTP_MODERN_SERVER_LABELS: Readonly<Record<string, string>> = {
-  'gantry-modern': 'gantry stateless',
-  'sdk-v2-modern': 'sdk v2 stateless',
+export const HTTP_STATELESS_SERVER_LABELS: Readonly<Record<string, string>> = {
+  'gantry-stateless': 'gantry stateless',
+  'sdk-v2-stateless': 'sdk v2 stateless',
   floor: 'floor',
   gantry: 'gantry session era',
 };
 
 /** The server whose numbers are divided. */
-const GANTRY = 'gantry-modern';
+const GANTRY = 'gantry-stateless';
 
 /** The servers the ratios divide Gantry's stateless numbers by, in column order. */
-const VERSUS = ['floor', 'sdk-v2-modern', 'gantry'] as const;
+const VERSUS = ['floor', 'sdk-v2-stateless', 'gantry'] as const;
 type Versus = (typeof VERSUS)[number];
 
 /** The goals Gantry is held to in the stateless era over HTTP. */
-const HTTP_MODERN_TARGETS: readonly RatioTarget<HttpModernMetricKey, Versus>[] = [
+const HTTP_STATELESS_TARGETS: readonly RatioTarget<HttpStatelessMetricKey, Versus>[] = [
   { metric: 'rps16', versus: 'floor', atLeast: 0.5, text: 'c=16: gantry stateless ≥ 0.5× floor' },
-  { metric: 'rps16', versus: 'sdk-v2-modern', above: 1, text: 'c=16: gantry stateless > sdk v2 stateless' },
+  {
+    metric: 'rps16',
+    versus: 'sdk-v2-stateless',
+    above: 1,
+    text: 'c=16: gantry stateless > sdk v2 stateless',
+  },
   {
     metric: 'rps16',
     versus: 'gantry',
@@ -58,12 +63,12 @@ const HTTP_MODERN_TARGETS: readonly RatioTarget<HttpModernMetricKey, Versus>[] =
   },
 ];
 
-export interface HttpModernServerResults {
-  rounds: Record<HttpModernMetricKey, number[]>;
-  median: Record<HttpModernMetricKey, number | null>;
+export interface HttpStatelessServerResults {
+  rounds: Record<HttpStatelessMetricKey, number[]>;
+  median: Record<HttpStatelessMetricKey, number | null>;
 }
 
-export interface HttpModernResults {
+export interface HttpStatelessResults {
   date: string;
   machine: MachineDescription;
   settings: {
@@ -77,37 +82,37 @@ export interface HttpModernResults {
     /** The CPU driver and server shared at concurrency 1; null when not pinned. */
     latencyCpu: number | null;
   };
-  servers: Record<string, HttpModernServerResults>;
+  servers: Record<string, HttpStatelessServerResults>;
   /** Servers left out because their packages are not installed, with what to install. */
   notInstalled: Record<string, string>;
 }
 
-export interface HttpModernRatioRow {
-  metric: HttpModernMetricKey;
+export interface HttpStatelessRatioRow {
+  metric: HttpStatelessMetricKey;
   over: Record<Versus, Ratio | null>;
 }
 
-export type HttpModernTargetRow = TargetRow<HttpModernMetricKey>;
+export type HttpStatelessTargetRow = TargetRow<HttpStatelessMetricKey>;
 
-export function computeHttpModernRatios(results: HttpModernResults): HttpModernRatioRow[] {
+export function computeHttpStatelessRatios(results: HttpStatelessResults): HttpStatelessRatioRow[] {
   if (results.servers[GANTRY] === undefined) return [];
-  return HTTP_MODERN_METRICS.map(({ key }) => ({
+  return HTTP_STATELESS_METRICS.map(({ key }) => ({
     metric: key,
     over: Object.fromEntries(
       VERSUS.map((name) => [name, ratioOf(results.servers, GANTRY, key, name)]),
-    ) as HttpModernRatioRow['over'],
+    ) as HttpStatelessRatioRow['over'],
   }));
 }
 
-export function computeHttpModernTargets(results: HttpModernResults): HttpModernTargetRow[] {
-  return targetRows(results.servers, GANTRY, HTTP_MODERN_TARGETS);
+export function computeHttpStatelessTargets(results: HttpStatelessResults): HttpStatelessTargetRow[] {
+  return targetRows(results.servers, GANTRY, HTTP_STATELESS_TARGETS);
 }
 
 function label(name: string): string {
-  return HTTP_MODERN_SERVER_LABELS[name] ?? name;
+  return HTTP_STATELESS_SERVER_LABELS[name] ?? name;
 }
 
-export function renderHttpModernReport(results: HttpModernResults): string {
+export function renderHttpStatelessReport(results: HttpStatelessResults): string {
   const { machine, settings } = results;
   const header =
     `Streamable HTTP tools/call echo, stateless era (2026-07-28: no initialize, no session; _meta on every ` +
@@ -123,27 +128,27 @@ export function renderHttpModernReport(results: HttpModernResults): string {
     ([name, note]) => `${label(name)}: not installed — ${note}`,
   );
 
-  const ratioRows = computeHttpModernRatios(results);
+  const ratioRows = computeHttpStatelessRatios(results);
   const ratios =
     ratioRows.length === 0
       ? '(gantry stateless is not in this run)'
-      : ratiosTable(ratioRows, HTTP_MODERN_METRICS, VERSUS, (name) => `gantry stateless ÷ ${label(name)}`);
+      : ratiosTable(ratioRows, HTTP_STATELESS_METRICS, VERSUS, (name) => `gantry stateless ÷ ${label(name)}`);
 
   return [
     header,
     '',
     'Medians over rounds',
-    mediansTable(results.servers, HTTP_MODERN_METRICS, label),
+    mediansTable(results.servers, HTTP_STATELESS_METRICS, label),
     ...missing,
     '',
     'Spread between rounds (max/min − 1)',
-    spreadsTable(results.servers, HTTP_MODERN_METRICS, label),
+    spreadsTable(results.servers, HTTP_STATELESS_METRICS, label),
     '',
     'Ratios of medians (gantry stateless ÷ each), with the lowest–highest ratio of a single round in brackets;',
     'req/s: higher is better for gantry stateless; latency and CPU: lower is better',
     ratios,
     '',
     'Targets',
-    targetsTable(computeHttpModernTargets(results)),
+    targetsTable(computeHttpStatelessTargets(results)),
   ].join('\n');
 }

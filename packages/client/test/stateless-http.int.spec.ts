@@ -114,11 +114,11 @@ describe('Streamable HTTP, stateless era, against @gantry/fastify', () => {
     const transport = new StreamableHttpClientTransport({ url: server.url });
     await client.connect(transport);
 
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(client.serverInfo).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(transport.sessionId).toBeUndefined();
     expect(text(await client.callTool('plan_trip', { city: 'Lisboa' }))).toBe(
-      'Booked Lisboa for Ines (modern): Tagus!',
+      'Booked Lisboa for Ines (stateless): Tagus!',
     );
     expect((await client.getPrompt('packing', { city: 'Faro' })).messages[0].content).toEqual({
       type: 'text',
@@ -190,7 +190,7 @@ describe('Streamable HTTP, stateless era, against @gantry/fastify', () => {
       `=?base64?${Buffer.from(' zürich ', 'utf8').toString('base64')}?=`,
     );
     expect(last.headers['mcp-param-dry-run']).toBe('false');
-    expect(app.get(QueryTools).seen).toEqual(['modern', 'modern']);
+    expect(app.get(QueryTools).seen).toEqual(['stateless', 'stateless']);
   });
 
   it('listen() keeps the POST stream open for notifications; close() aborts it and the server ends the subscription', async () => {
@@ -237,12 +237,12 @@ describe('Streamable HTTP, stateless era, against @gantry/fastify', () => {
     expect(server.posts('notifications/cancelled')).toEqual([]);
   });
 
-  it("era 'legacy' still opens a session on the same endpoint", async () => {
+  it("era 'session' still opens a session on the same endpoint", async () => {
     const server = await dualEra();
     const client = newClient();
     const transport = new StreamableHttpClientTransport({ url: server.url });
-    await client.connect(transport, { era: 'legacy' });
-    expect(client.era).toBe('legacy');
+    await client.connect(transport, { era: 'session' });
+    expect(client.era).toBe('session');
     expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(server.posts('server/discover')).toEqual([]);
     expect(text(await client.callTool('echo', { text: 'session' }))).toBe('session');
@@ -257,7 +257,7 @@ describe('Streamable HTTP: falling back to the session era', () => {
     const transport = new StreamableHttpClientTransport({ url: server.url });
     await client.connect(transport);
 
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const [probe, initialize] = server.requests;
     expect(probe.body.method).toBe('server/discover');
@@ -270,12 +270,12 @@ describe('Streamable HTTP: falling back to the session era', () => {
   });
 
   it('remembers the era per endpoint, and probes again when the remembered era fails', async () => {
-    let speaks: 'modern' | 'legacy' = 'modern';
+    let speaks: 'stateless' | 'session' = 'stateless';
     const server = await new RawHttpServer((request, res) => {
       const { id, method } = request.body ?? {};
       if (request.method !== 'POST') return res.writeHead(405).end();
       if (id === undefined) return res.writeHead(202).end();
-      if (speaks === 'modern' && method === 'server/discover') {
+      if (speaks === 'stateless' && method === 'server/discover') {
         return json(res, 200, {
           jsonrpc: '2.0',
           id,
@@ -288,7 +288,7 @@ describe('Streamable HTTP: falling back to the session era', () => {
           },
         });
       }
-      if (speaks === 'legacy' && method === 'initialize') {
+      if (speaks === 'session' && method === 'initialize') {
         return json(res, 200, {
           jsonrpc: '2.0',
           id,
@@ -319,18 +319,18 @@ describe('Streamable HTTP: falling back to the session era', () => {
       return client.era;
     };
 
-    expect(await connect()).toBe('modern');
+    expect(await connect()).toBe('stateless');
     expect(methods()).toEqual(['server/discover']);
     // Cached: the stateless era first, which no longer works; then initialize.
-    speaks = 'legacy';
-    expect(await connect()).toBe('legacy');
+    speaks = 'session';
+    expect(await connect()).toBe('session');
     expect(methods()).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     // Cached: initialize first, without a probe.
-    expect(await connect()).toBe('legacy');
+    expect(await connect()).toBe('session');
     expect(methods()).toEqual(['initialize', 'notifications/initialized']);
     // initialize fails now: the client probes again and finds the stateless era.
-    speaks = 'modern';
-    expect(await connect()).toBe('modern');
+    speaks = 'stateless';
+    expect(await connect()).toBe('stateless');
     expect(methods()).toEqual(['initialize', 'server/discover']);
   });
 
@@ -344,7 +344,7 @@ describe('Streamable HTTP: falling back to the session era', () => {
     const client = newClient();
     const connection = await connectHttp(client, `${server.origin}/mcp`);
     expect(connection.kind).toBe('sse');
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('session');
     expect(server.requests.slice(0, 3).map((request) => [request.method, request.body?.method])).toEqual([
       ['POST', 'server/discover'],
       ['POST', 'initialize'],
@@ -352,20 +352,20 @@ describe('Streamable HTTP: falling back to the session era', () => {
     ]);
   });
 
-  it("HTTP+SSE carries only the session era: era 'modern' is refused up front", async () => {
+  it("HTTP+SSE carries only the session era: era 'stateless' is refused up front", async () => {
     const client = newClient();
     await expect(
-      client.connect(new SseClientTransport({ url: 'http://127.0.0.1:9/sse' }), { era: 'modern' }),
-    ).rejects.toThrow("Client.connect: era 'modern' cannot be spoken over SseClientTransport");
+      client.connect(new SseClientTransport({ url: 'http://127.0.0.1:9/sse' }), { era: 'stateless' }),
+    ).rejects.toThrow("Client.connect: era 'stateless' cannot be spoken over SseClientTransport");
   });
 
   it.each([
-    [400, -32020, 'modern'],
-    [400, -32021, 'modern'],
-    [400, -32022, 'modern'],
-    [404, -32601, 'modern'],
-    [400, -32600, 'legacy'],
-    [405, -32601, 'legacy'],
+    [400, -32020, 'stateless'],
+    [400, -32021, 'stateless'],
+    [400, -32022, 'stateless'],
+    [404, -32601, 'stateless'],
+    [400, -32600, 'session'],
+    [405, -32601, 'session'],
   ])('a probe answered HTTP %i with JSON-RPC error %i means the %s era', async (status, code, era) => {
     const server = await new RawHttpServer((request, res) => {
       if (request.body?.method === 'initialize') {
@@ -393,7 +393,9 @@ describe('Streamable HTTP: falling back to the session era', () => {
     expect(client.era).toBe(era);
     const posts = server.requests.filter((request) => request.method === 'POST');
     expect(posts.map((request) => request.body.method)).toEqual(
-      era === 'modern' ? ['server/discover'] : ['server/discover', 'initialize', 'notifications/initialized'],
+      era === 'stateless'
+        ? ['server/discover']
+        : ['server/discover', 'initialize', 'notifications/initialized'],
     );
   });
 });
@@ -502,7 +504,7 @@ describe('Streamable HTTP: x-mcp-header annotations from tools/list', () => {
     cleanups.push(() => server.close());
     const client = newClient();
     await client.connect(new StreamableHttpClientTransport({ url: `${server.origin}/mcp` }), {
-      era: 'legacy',
+      era: 'session',
     });
     expect(await client.listTools()).toHaveLength(TOOLS.length);
     await client.callTool('good', { region: 'x' });
