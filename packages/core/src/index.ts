@@ -82,6 +82,14 @@ export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
 export type { StatelessOptions } from './stateless/stateless-dispatcher';
 export {
+  CONNECTION_HOST,
+  type Connection,
+  type ConnectionHost,
+  type ConnectionMode,
+  connectionHostOf,
+  type Exchange,
+} from './transports/connection-host';
+export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,
   type HostOriginRequest,

@@ -273,3 +273,13 @@ export function fromPeer(method: string): (error: unknown) => never {
     throw error instanceof McpError ? new PeerRequestError(method, error) : error;
   };
 }
+
+/**
+ * The JSON-RPC error to answer for what a handler threw: an `McpError` as it is, anything else
+ * −32603 with its message only (stacks stay on this side).
+ */
+export function toWireError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new InternalError(`Internal error: ${message}`);
+}

@@ -18,6 +18,7 @@ export {
   RequestCancelledError,
   RequestTimeoutError,
   ResourceNotFoundError,
+  toWireError,
   UnsupportedProtocolVersionError,
   UrlElicitationRequiredError,
 } from './errors';
@@ -48,6 +49,7 @@ export {
 } from './jsonrpc';
 export {
   DEFAULT_REQUEST_TIMEOUT_MS,
+  type InboundChannel,
   InboundRequest,
   Peer,
   type PeerOptions,

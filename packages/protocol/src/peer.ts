@@ -1,12 +1,12 @@
 import {
   ConnectionClosedError,
-  InternalError,
   InvalidRequestError,
   McpError,
   MethodNotFoundError,
   NotConnectedError,
   RequestCancelledError,
   RequestTimeoutError,
+  toWireError,
 } from './errors';
 import {
   classifyMessage,
@@ -48,6 +48,15 @@ export interface RequestOptions {
   onProgress?: (progress: ProgressNotificationParams) => void;
   /** The inbound request this one is made on behalf of (e.g. sampling inside a tool call). */
   relatedRequestId?: RequestId;
+}
+
+/**
+ * What an inbound request sends through: the Peer of its connection, or a single-use channel
+ * (a stateless HTTP POST, which has no Peer).
+ */
+export interface InboundChannel {
+  notify(message: OutboundMessage, options: { relatedRequestId?: RequestId }): Promise<void>;
+  request<T extends Result = Result>(message: OutboundMessage, options: RequestOptions): Promise<T>;
 }
 
 /** Handles one inbound request. Throw an `McpError` to answer with that JSON-RPC error. */
@@ -104,7 +113,7 @@ export class InboundRequest {
   batch?: BatchCollector;
 
   constructor(
-    private readonly peer: Peer,
+    private readonly peer: InboundChannel,
     readonly request: JSONRPCRequest,
   ) {}
 
@@ -141,7 +150,7 @@ export class InboundRequest {
     return this.peer.request<T>(message, { ...options, signal, relatedRequestId: this.request.id });
   }
 
-  /** @internal */
+  /** Cancels the request: its `signal` aborts and its notifications are dropped. */
   cancel(reason: unknown): void {
     if (this.cancelled) return;
     this.cancelled = true;
@@ -376,11 +385,8 @@ export class Peer {
   }
 
   private toWireError(error: unknown): McpError {
-    if (error instanceof McpError) return error;
-    // Unknown errors become −32603 with their message only: stacks stay on this side.
-    this.reportError(error);
-    const message = error instanceof Error ? error.message : String(error);
-    return new InternalError(`Internal error: ${message}`);
+    if (!(error instanceof McpError)) this.reportError(error);
+    return toWireError(error);
   }
 
   private handleNotification(notification: JSONRPCNotification): void {

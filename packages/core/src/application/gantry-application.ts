@@ -9,6 +9,7 @@ import type { Registry } from '../registry/registry';
 import { bindFilter } from '../registry/scan-target';
 import type { ConnectOptions, GantryServer } from '../server/gantry-server';
 import type { ServerSession } from '../server/server-session';
+import { CONNECTION_HOST, type ConnectionHost } from '../transports/connection-host';
 import type { ListenHost, McpListener } from '../transports/listener';
 
 /**
@@ -17,7 +18,10 @@ import type { ListenHost, McpListener } from '../transports/listener';
  */
 export class GantryApplication {
   private readonly listeners: McpListener[] = [];
+  private readonly closeHooks = new Set<() => void | Promise<void>>();
   private closing?: Promise<void>;
+  /** @internal What transports get: `connectionHostOf(app)`. */
+  readonly [CONNECTION_HOST]: ConnectionHost;
 
   /** @internal Use `GantryFactory.create`. */
   constructor(
@@ -26,7 +30,21 @@ export class GantryApplication {
     readonly server: GantryServer,
     private readonly globals: GlobalEnhancers,
     readonly logger: Logger,
-  ) {}
+  ) {
+    this[CONNECTION_HOST] = {
+      logger,
+      connect: (transport, options) => this.connect(transport, options),
+      exchange: (request, exchange) => server.exchange(request, exchange),
+      endSubscriptions: (connection) => server.endSubscriptions(connection),
+      onClose: (hook) => {
+        this.closeHooks.add(hook);
+        return () => this.closeHooks.delete(hook);
+      },
+      servesNetwork: () => server.stateless.warnIfKeyIsEphemeral(),
+      findTool: (name) => server.registry.tools.get(name),
+      close: () => this.close(),
+    };
+  }
 
   /** Tools, resources and prompts served by this app; changeable while serving. */
   get registry(): Registry {
@@ -92,12 +110,7 @@ export class GantryApplication {
   /** Starts accepting connections through a listener, e.g. `app.listen(stdio())`. */
   async listen(listener: McpListener): Promise<void> {
     if (this.closing) throw new Error('The application is closed; create a new one to listen again');
-    const host: ListenHost = {
-      app: this,
-      server: this.server,
-      logger: this.logger,
-      close: () => this.close(),
-    };
+    const host: ListenHost = { ...this[CONNECTION_HOST], app: this, server: this.server };
     await listener.listen(host);
     this.listeners.push(listener);
   }
@@ -137,6 +150,7 @@ export class GantryApplication {
   private async shutdown(signal?: string): Promise<void> {
     // Listen streams end with their final result while the transports can still carry it.
     await this.server.endSubscriptions();
+    await Promise.all([...this.closeHooks].map((hook) => hook()));
     await Promise.all(this.listeners.map((listener) => listener.close()));
     await this.server.close();
     await this.container.callHook('onModuleDestroy', { reverse: true });

@@ -1,11 +1,23 @@
 import type {
-  AuthInfo,
   Implementation,
   InitializeResult,
+  JSONRPCRequest,
+  JSONRPCResponse,
+  OutboundMessage,
+  RequestOptions,
+  Result,
   ServerCapabilities,
   Transport,
 } from '@gantry/protocol';
-import { Method } from '@gantry/protocol';
+import {
+  InboundRequest,
+  InternalError,
+  isStatelessRequest,
+  JSONRPC_VERSION,
+  McpError,
+  Method,
+  toWireError,
+} from '@gantry/protocol';
 import type { SessionInfo } from '../context/mcp-context';
 import type { Logger } from '../logger';
 import { DEFAULT_PAGE_SIZE } from '../registry/pagination';
@@ -13,23 +25,23 @@ import type { Registry } from '../registry/registry';
 import { cacheHintProblem } from '../stateless/cache-hint';
 import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
+import type { ConnectOptions, Exchange } from '../transports/connection-host';
 import { completionHandler } from './completion-handler';
 import { loggingHandler } from './logging-handler';
 import type { MethodHandler, MethodTable } from './method-table';
-import { resolveMaxParamsDepth } from './params-depth';
+import { checkParamsDepth, resolveMaxParamsDepth } from './params-depth';
 import { promptHandlers } from './prompt-handlers';
 import { resourceHandlers } from './resource-handlers';
 import type { GantryServerOptions } from './server-options';
-import { ServerSession, type StreamControls } from './server-session';
+import { ServerSession } from './server-session';
 import { toolHandlers } from './tool-handlers';
 
-/** Options of one connection. */
-export interface ConnectOptions {
-  /** The caller, when the transport authenticated it. */
-  auth?: AuthInfo;
-  /** Stream controls of the transport (HTTP). */
-  streams?: StreamControls;
-}
+export type { ConnectOptions } from '../transports/connection-host';
+
+const NO_SERVER_REQUESTS: Pick<InboundRequest, 'sendRequest'>['sendRequest'] = () =>
+  Promise.reject(
+    new InternalError('Internal error: a stateless-era request cannot send requests to the client'),
+  );
 
 /**
  * The protocol engine: one per application. It owns the method table (built once), the live
@@ -142,6 +154,9 @@ export class GantryServer {
   /** Serves one connection on `transport`. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
     const session = new ServerSession(this, options.auth, options.streams);
+    const mode = options.mode ?? 'session';
+    if (mode !== 'session')
+      session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);
     this.sessions.add(session);
     session.onClose(() => {
       this.sessions.delete(session);
@@ -149,6 +164,55 @@ export class GantryServer {
     });
     await session.connect(transport);
     return session;
+  }
+
+  /**
+   * Serves one stateless-era request that stands alone (see `ConnectionHost.exchange`): no
+   * session and no Peer, one `InboundRequest` over the exchange.
+   */
+  exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
+    const channel = {
+      notify: async (message: OutboundMessage) => {
+        await exchange.notify(
+          message.params === undefined
+            ? { jsonrpc: JSONRPC_VERSION, method: message.method }
+            : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params },
+        );
+      },
+      request: NO_SERVER_REQUESTS as <T extends Result>(m: OutboundMessage, o: RequestOptions) => Promise<T>,
+    };
+    const inbound = new InboundRequest(channel, request);
+    const signal = exchange.signal;
+    if (signal) {
+      if (signal.aborted) return Promise.resolve(undefined);
+      signal.addEventListener('abort', () => inbound.cancel(signal.reason), { once: true });
+    }
+    const answer = (
+      result: Result | undefined,
+      failed = false,
+      error?: unknown,
+    ): JSONRPCResponse | undefined => {
+      if (inbound.cancelled) return undefined;
+      if (failed) {
+        if (!(error instanceof McpError)) this.logger.error('Request handler failed:', error);
+        return { jsonrpc: JSONRPC_VERSION, id: request.id, error: toWireError(error).toJSON() };
+      }
+      return { jsonrpc: JSONRPC_VERSION, id: request.id, result: result ?? {} };
+    };
+    try {
+      checkParamsDepth(request.method, request.params, this.maxParamsDepth);
+      if (!isStatelessRequest(request)) {
+        throw new InternalError('Internal error: exchange() serves stateless-era requests only');
+      }
+      const outcome = this.stateless.handle(request, inbound, exchange);
+      if (!(outcome instanceof Promise)) return Promise.resolve(answer(outcome));
+      return outcome.then(
+        (result) => answer(result),
+        (error) => answer(undefined, true, error),
+      );
+    } catch (error) {
+      return Promise.resolve(answer(undefined, true, error));
+    }
   }
 
   /** The `initialize` result for the answered version. */
@@ -226,7 +290,7 @@ export class GantryServer {
    * Ends the stateless-era listen streams (of one connection, when given) with their final
    * result (`resultType: "complete"`), and waits until those results reach the transports.
    */
-  async endSubscriptions(connection?: ServerSession): Promise<void> {
+  async endSubscriptions(connection?: object): Promise<void> {
     if (connection === undefined ? this.hub.size === 0 : this.hub.countOn(connection) === 0) return;
     this.hub.endAll(connection);
     await new Promise((resolve) => setImmediate(resolve));

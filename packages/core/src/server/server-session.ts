@@ -26,14 +26,11 @@ import {
   type Transport,
 } from '@gantry/protocol';
 import type { ContextSession } from '../context/mcp-context';
+import type { StreamControls } from '../transports/connection-host';
 import type { GantryServer } from './gantry-server';
 import { checkParamsDepth } from './params-depth';
 
-/** What a transport lets handlers do with their streams. */
-export interface StreamControls {
-  /** Closes the connection that carries `requestId`'s SSE stream; the client resumes it. */
-  closeStreamOf(requestId: RequestId): boolean;
-}
+export type { StreamControls } from '../transports/connection-host';
 
 type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
 
@@ -73,7 +70,7 @@ export class ServerSession implements ContextSession {
      * Who the caller is, when the transport authenticated it. HTTP verifies every request and
      * updates it, so a stepped-up token's scopes are seen at once.
      */
-    public auth?: AuthInfo,
+    public auth: AuthInfo | undefined,
     /** Transport controls, for transports that have them (HTTP: closing a request's SSE stream). */
     private readonly streams?: StreamControls,
   ) {

@@ -1,19 +1,19 @@
 import type { GantryApplication } from '../application/gantry-application';
-import type { Logger } from '../logger';
 import type { GantryServer } from '../server/gantry-server';
+import type { ConnectionHost } from './connection-host';
 
-/** What an application hands to a listener. */
-export interface ListenHost {
+/**
+ * What an application hands to a listener.
+ * @deprecated Transitional: listeners take a `ConnectionHost`; `app` and `server` go away.
+ */
+export interface ListenHost extends ConnectionHost {
   /** The application being served. */
   readonly app: GantryApplication;
   readonly server: GantryServer;
-  readonly logger: Logger;
-  /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
-  close(): Promise<void>;
 }
 
 /**
- * A way of accepting connections: `stdio()`, and later HTTP and WebSocket listeners.
+ * A way of accepting connections: `stdio()`, the HTTP and WebSocket listeners.
  * `app.listen(listener)` starts it; `app.close()` closes it.
  */
 export interface McpListener {

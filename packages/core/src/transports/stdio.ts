@@ -11,9 +11,9 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import { type Logger, StderrLogger } from '../logger';
-import type { ServerSession } from '../server/server-session';
+import type { Connection, ConnectionHost } from './connection-host';
 import { LineWriter } from './line-writer';
-import type { ListenHost, McpListener } from './listener';
+import type { McpListener } from './listener';
 import { UnansweredRequests } from './unanswered-requests';
 
 /** Defaults of the flow options of {@link StdioTransportOptions}. */
@@ -303,14 +303,14 @@ export class StdioServerTransport implements Transport {
  * ```
  */
 export function stdio(options: StdioOptions = {}): McpListener {
-  let session: ServerSession | undefined;
+  let session: Connection | undefined;
   return {
-    async listen(host: ListenHost): Promise<void> {
+    async listen(host: ConnectionHost): Promise<void> {
       const transport = new StdioServerTransport(options.input, options.output, {
         ...options,
         logger: host.logger,
       });
-      session = await host.server.connect(transport);
+      session = await host.connect(transport);
       if (options.closeOnEnd ?? true) {
         session.onClose(() => {
           host.close().catch((error) => host.logger.error('Error while closing after stdin ended:', error));

@@ -1,0 +1,125 @@
+import type {
+  AuthInfo,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+  RequestId,
+  Transport,
+} from '@gantry/protocol';
+import type { Logger } from '../logger';
+import type { ToolDefinition } from '../registry/tool-definition';
+
+/** What a transport lets handlers do with their streams. */
+export interface StreamControls {
+  /** Closes the connection that carries `requestId`'s SSE stream; the client resumes it. */
+  closeStreamOf(requestId: RequestId): boolean;
+}
+
+/**
+ * How a connection begins:
+ * - `'session'` (default): with `initialize`, as every session-era transport does;
+ * - `{ sessionless }`: each request stands alone with no `initialize`, as stateless HTTP serves
+ *   session-era requests; `protocolVersion` is the one the request named, and server→client
+ *   requests are refused with `reason`.
+ */
+export type ConnectionMode =
+  | 'session'
+  | { readonly sessionless: { readonly protocolVersion: string; readonly reason: string } };
+
+/** Options of one connection. */
+export interface ConnectOptions {
+  /** The caller, when the transport authenticated it. */
+  auth?: AuthInfo;
+  /** How the connection begins; default `'session'`. */
+  mode?: ConnectionMode;
+  /** Stream controls of the transport (HTTP). */
+  streams?: StreamControls;
+}
+
+/** One connection served by the application, as its transport sees it. */
+export interface Connection {
+  /**
+   * Who is calling, when the transport authenticated it. HTTP verifies every request and
+   * updates it, so a stepped-up token's scopes are seen at once.
+   */
+  auth: AuthInfo | undefined;
+  /** The revision whose behaviour the connection follows once initialized; `''` before. */
+  readonly behaviourVersion: string;
+  /** Ends the connection; in-flight handlers are aborted and their responses dropped. */
+  close(): Promise<void>;
+  /** Calls `listener` once when the connection closes. */
+  onClose(listener: () => void): void;
+}
+
+/**
+ * The one request of a single-use exchange (a stateless-era HTTP POST): there is no session and
+ * no Peer; the transport carries the request's notifications and its response.
+ */
+export interface Exchange {
+  /** The caller, when the transport authenticated it. */
+  readonly auth?: AuthInfo;
+  /** Aborts the handler, e.g. when the client goes away; no response is then produced. */
+  readonly signal?: AbortSignal;
+  /** Sends a notification of the request (progress, log messages, listen-stream events). */
+  notify(notification: JSONRPCNotification): void | Promise<void>;
+}
+
+/**
+ * What an application gives its transports: connections, single-use exchanges, shutdown hooks
+ * and diagnostics — nothing of the engine behind them. `@gantry/fastify`, `@gantry/ws` and
+ * `stdio()` are written against this alone; a custom transport gets it with
+ * `connectionHostOf(app)` or as the argument of `McpListener.listen`.
+ */
+export interface ConnectionHost {
+  /** Gantry's diagnostics logger. */
+  readonly logger: Logger;
+  /** Serves one connection on `transport`. */
+  connect(transport: Transport, options?: ConnectOptions): Promise<Connection>;
+  /**
+   * Serves one stateless-era (2026-07-28) request that stands alone. The transport has checked
+   * its own headers against the body; the request's `_meta` is checked here, once. Resolves with
+   * the response to send, or `undefined` when the exchange was aborted. Never rejects.
+   */
+  exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined>;
+  /**
+   * Ends the stateless-era listen streams (of one connection or exchange, when given) with their
+   * final result, and waits until those results reach the transports.
+   */
+  endSubscriptions(connection?: Connection | Exchange): Promise<void>;
+  /**
+   * Runs `hook` when the application closes, after listen streams got their final result and
+   * before connections are closed (a transport stops accepting here). Returns an unregister.
+   */
+  onClose(hook: () => void | Promise<void>): () => void;
+  /**
+   * Called by network transports (HTTP, WebSocket) when they start serving: behind a load
+   * balancer a retry may reach another node, which can verify its `requestState` only with a
+   * shared key. Warns once per process when the key is this process's own random one.
+   */
+  servesNetwork(): void;
+  /** The tool registered as `name`, for transports that read its declarations (`x-mcp-header`). */
+  findTool(name: string): ToolDefinition | undefined;
+  /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
+  close(): Promise<void>;
+}
+
+/** The brand under which an application carries its host; `Symbol.for`, so it survives duplicate installs. */
+export const CONNECTION_HOST = Symbol.for('@gantry/core.ConnectionHost');
+
+/**
+ * The `ConnectionHost` of a Gantry application. Throws a `TypeError` naming the problem for
+ * anything else (e.g. an object that only looks like an app).
+ */
+export function connectionHostOf(app: unknown): ConnectionHost {
+  const host =
+    typeof app === 'object' && app !== null
+      ? (app as { [CONNECTION_HOST]?: ConnectionHost })[CONNECTION_HOST]
+      : undefined;
+  if (host === undefined) {
+    throw new TypeError(
+      'Expected a Gantry application (from GantryFactory.create), got ' +
+        (app === null ? 'null' : typeof app === 'object' ? `an object without a ConnectionHost` : typeof app),
+    );
+  }
+  return host;
+}
