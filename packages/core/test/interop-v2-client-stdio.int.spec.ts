@@ -15,7 +15,7 @@ const ROOT = resolve(__dirname, '../../..');
 const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
 const SERVER = join(__dirname, 'fixtures', 'dual-era-stdio-main.ts');
 
-async function spawnAndConnect(negotiation: Negotiation, prior?: { kind: 'session' }): Promise<Connected> {
+async function spawnAndConnect(negotiation: Negotiation, prior?: { kind: 'legacy' }): Promise<Connected> {
   const harness = v2Client(negotiation);
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -32,14 +32,14 @@ describe('the v2 client pinned to 2026-07-28, over stdio', () => {
 });
 
 describe('the v2 client in legacy mode (initialize, 2025-11-25), over stdio', () => {
-  legacySuite(() => spawnAndConnect('session'));
+  legacySuite(() => spawnAndConnect('legacy'));
 });
 
 describe('the v2 client negotiating the era over stdio', () => {
   it('picks 2026-07-28 when it probes with server/discover (mode auto)', async () => {
     const c = await spawnAndConnect('auto');
     try {
-      expect(c.harness.client.getProtocolEra()).toBe('stateless');
+      expect(c.harness.client.getProtocolEra()).toBe('modern');
       expect(c.harness.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const result = await c.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Kyoto' } });
       expect(text(result)).toMatch(/^Booked Kyoto for Ada \(stateless\): /);
@@ -49,12 +49,12 @@ describe('the v2 client negotiating the era over stdio', () => {
   });
 
   it('runs initialize when told the server is legacy (prior verdict), even in mode auto', async () => {
-    const c = await spawnAndConnect('auto', { kind: 'session' });
+    const c = await spawnAndConnect('auto', { kind: 'legacy' });
     try {
-      expect(c.harness.client.getProtocolEra()).toBe('session');
+      expect(c.harness.client.getProtocolEra()).toBe('legacy');
       expect(c.harness.client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
       const result = await c.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Kyoto' } });
-      expect(text(result)).toMatch(/^Booked Kyoto for Ada \(legacy\): /);
+      expect(text(result)).toMatch(/^Booked Kyoto for Ada \(session\): /);
     } finally {
       await c.close();
     }

@@ -85,7 +85,7 @@ describe("Gantry's own client against Gantry over HTTP", () => {
   it('legacy HTTP+SSE: connects through GET /sse and calls tools', async () => {
     const c = client();
     await c.connect(new SseClientTransport({ url: `${server.base}/sse` }));
-    expect(text(await c.callTool('sample_joke', { topic: 'session' }))).toBe(
+    expect(text(await c.callTool('sample_joke', { topic: 'legacy' }))).toBe(
       'gantry-model: re: Tell a joke about legacy',
     );
     await c.close();

@@ -70,7 +70,7 @@ describe.each(PLUGIN_MODES.slice(0, 2))(
   'the v2 client in legacy mode (initialize, 2025-11-25), over HTTP (%s)',
   (_name, options) => {
     legacySuite(async () => {
-      const c = await serveAndConnect('session', options);
+      const c = await serveAndConnect('legacy', options);
       expect(c.transport.sessionId).toMatch(/^[A-Za-z0-9_-]{24}$/);
       return c;
     });
@@ -81,7 +81,7 @@ describe('the v2 client over HTTP, beyond the shared suites', () => {
   it('picks 2026-07-28 when it probes with server/discover (mode auto), without a session', async () => {
     const c = await serveAndConnect('auto');
     try {
-      expect(c.harness.client.getProtocolEra()).toBe('stateless');
+      expect(c.harness.client.getProtocolEra()).toBe('modern');
       expect(c.harness.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(c.transport.sessionId).toBeUndefined();
       const result = await c.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Kyoto' } });
@@ -112,7 +112,7 @@ describe('the v2 client over HTTP, beyond the shared suites', () => {
   });
 
   it('cannot elicit in the session era on a stateless endpoint (the stateless era can, above)', async () => {
-    const legacy = await serveAndConnect('session', { mode: 'stateless' });
+    const legacy = await serveAndConnect('legacy', { mode: 'stateless' });
     try {
       const result = await legacy.harness.client.callTool({ name: 'plan_trip', arguments: { city: 'Rome' } });
       expect(result.isError).toBe(true);

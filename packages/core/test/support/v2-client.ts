@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 
 /** `pin` speaks 2026-07-28 only; `auto` probes with server/discover; `legacy` runs initialize. */
-export type Negotiation = 'pin' | 'auto' | 'session';
+export type Negotiation = 'pin' | 'auto' | 'legacy';
 
 /** Every tool of the fixture a caller without the admin scope may see, in registration order. */
 export const DUAL_ERA_TOOLS = [
@@ -161,7 +161,8 @@ export function statelessSuite(open: () => Promise<Connected>) {
   });
 
   it('negotiates 2026-07-28 through server/discover and exposes what it discovered', async () => {
-    expect(client.getProtocolEra()).toBe('stateless');
+    // The SDK's own vocabulary: getProtocolEra() says 'modern' / 'legacy'.
+    expect(client.getProtocolEra()).toBe('modern');
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(client.getServerVersion()).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(client.getInstructions()).toBe('Plan trips.');
@@ -312,7 +313,7 @@ export function legacySuite(open: () => Promise<Connected>) {
   });
 
   it('runs the initialize handshake at 2025-11-25', async () => {
-    expect(client.getProtocolEra()).toBe('session');
+    expect(client.getProtocolEra()).toBe('legacy');
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect(client.getServerVersion()).toEqual({ name: 'dual-era', version: '1.0.0' });
     expect(client.getInstructions()).toBe('Plan trips.');
