@@ -223,7 +223,7 @@ function withOutput(error: Error, name: string, tail: string): Error {
  * `Mcp-Session-Id`, notifications/initialized), then `tools/call` requests on it over
  * keep-alive connections; the floor sends no session id, then none is sent back. Stateless era
  * (2026-07-28): no initialize and no session; every `tools/call` carries its `_meta` and the
- * headers of transports.md §4.3 (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
+ * headers of MCP 2026-07-28 Transports › Streamable HTTP (request metadata: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
  */
 export class HttpMcpClient {
   private agent = HttpMcpClient.newAgent();

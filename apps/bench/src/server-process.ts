@@ -47,7 +47,7 @@ export const PROTOCOL_VERSION = '2025-11-25';
 export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
 
 /**
- * The `_meta` every stateless-era request carries (stateless-era.md §2): the two required
+ * The `_meta` every stateless-era request carries (MCP 2026-07-28, Basic › `_meta` of requests): the two required
  * keys, no capabilities. No clientInfo (a SHOULD, not a MUST): a request grows by what the era
  * requires and no more.
  */

@@ -77,7 +77,7 @@ const SCHEMA_2020_12 = {
   additionalProperties: false,
 };
 
-/** The tools the conformance suite calls (REQUIREMENTS.md §3). */
+/** The tools the conformance suite calls (the official conformance suite, github.com/modelcontextprotocol/conformance, its server scenarios). */
 @Injectable()
 export class ConformanceTools {
   @Tool({ name: 'test_simple_text', description: 'Returns simple text content' })

@@ -1,6 +1,6 @@
 /**
  * The stateless era (2026-07-28): per-request `_meta` keys, `server/discover`, `resultType`,
- * multi round-trip requests and `subscriptions/listen`. Spec digest: `shared/spec/stateless-era.md`.
+ * multi round-trip requests and `subscriptions/listen`. See MCP 2026-07-28, Basic › Lifecycle and the `schema/2026-07-28` schema.
  */
 import type { JSONRPCRequest, Meta, Result } from './jsonrpc';
 import type {

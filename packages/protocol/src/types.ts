@@ -1,6 +1,6 @@
 /**
  * MCP session-era types (2025-11-25 `schema.ts`). Differences in older revisions that change
- * behaviour are noted on the fields they touch; the full list is in `shared/spec/session-era.md` §12.
+ * behaviour are noted on the fields they touch; each revision's changelog (MCP specification, Key Changes) lists them all.
  */
 import { isRequestId, type Meta, type ProgressToken, type RequestId, type Result } from './jsonrpc';
 

@@ -12,7 +12,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
 /**
  * Pre-release ids that some early clients still send. They are accepted and echoed back,
  * served with the semantics of the version they map to, and never advertised
- * (spec digest README §1: `2024-10-07` is not a spec version).
+ * (`2024-10-07` was never a published revision; the MCP specification lists 2024-11-05 as the first).
  */
 const ALIASES: ReadonlyMap<string, string> = new Map([['2024-10-07', '2024-11-05']]);
 

@@ -1,5 +1,5 @@
 /**
- * Every metadata key Gantry's decorators write, as symbols in one place (STYLE §3).
+ * Every metadata key Gantry's decorators write, as symbols in one place.
  * Read them through the typed getters in `metadata/readers.ts`.
  */
 export const MODULE_METADATA = Symbol('gantry:module');

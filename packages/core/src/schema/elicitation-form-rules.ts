@@ -7,7 +7,7 @@ import { decoratorError } from '../decorators/decorator-error';
 
 /**
  * The `requestedSchema` of a form-mode `elicitation/create` (2025-11-25 `ElicitRequestFormParams`):
- * a flat object whose properties are restricted primitive schemas (spec digest §8.2).
+ * a flat object whose properties are restricted primitive schemas (MCP 2025-11-25, Client Features › Elicitation › Requested Schema).
  */
 export interface ElicitationSchema {
   $schema?: string;
@@ -34,7 +34,7 @@ export const TITLED_VERSION = '2025-11-25';
 
 /**
  * Whether the 2025-11-25 primitives apply (titled and multi-select enums, defaults on every
- * primitive, `$schema`), or 2025-06-18's narrower set (§12.1). Revision ids are dates, so they
+ * primitive, `$schema`), or 2025-06-18's narrower set (MCP 2025-06-18, Client Features › Elicitation › Requested Schema). Revision ids are dates, so they
  * order as strings; the 2026 revisions keep the 2025-11-25 primitives.
  */
 export function titledEnumsAllowed(protocolVersion: string, label: string): boolean {

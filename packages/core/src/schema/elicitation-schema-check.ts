@@ -220,7 +220,7 @@ function checkField(name: string, field: unknown, stateless: boolean, fail: Fail
 
 /**
  * Checks a hand-written form-mode `requestedSchema` against the spec's restrictions for the
- * negotiated protocol version (§8.2; §12.1 for 2025-06-18): a flat `type: 'object'` with
+ * negotiated protocol version (MCP 2025-11-25 and 2025-06-18, Client Features › Elicitation › Requested Schema): a flat `type: 'object'` with
  * `properties` and optional `required` (and `$schema` from 2025-11-25); each property a string
  * (format email/uri/date/date-time), number, integer, boolean, single choice or (2025-11-25)
  * multi-select, with only the keywords its kind allows. Returns the schema itself, or throws a

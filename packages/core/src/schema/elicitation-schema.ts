@@ -70,7 +70,7 @@ class FormFieldBuilder {
     }
   }
 
-  /** 2025-06-18 allows a default only on booleans (§12.1); `fits` says the initializer suits the field. */
+  /** 2025-06-18 allows a default only on booleans (MCP 2025-06-18, Elicitation › Requested Schema); `fits` says the initializer suits the field. */
   private withDefault(field: Schema, fits: boolean, schema: Schema, everywhere = false): Schema {
     if (fits && (this.stateless || everywhere)) field.default = schema.default;
     return field;

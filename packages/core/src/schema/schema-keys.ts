@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 
 /**
- * Metadata keys of the schema layer (STYLE §3), read through the typed getters below.
+ * Metadata keys of the schema layer, read through the typed getters below.
  * `@Description`, `@Title` and `@OptionTitles` write them; `jsonSchemaFromClass`,
  * `elicitationSchemaFromClass` and the tool scanner read them.
  */
