@@ -31,6 +31,7 @@ export {
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
+  isObject,
   isRequestId,
   JSONRPC_VERSION,
   type JSONRPCErrorObject,

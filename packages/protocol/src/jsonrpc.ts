@@ -71,46 +71,47 @@ export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
-function isPlainObject(value: unknown): value is { [key: string]: unknown } {
+/** True for a JSON object: not null, not an array. The one such check of every package. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function isJSONRPCRequest(value: unknown): value is JSONRPCRequest {
   return (
-    isPlainObject(value) &&
+    isObject(value) &&
     value.jsonrpc === JSONRPC_VERSION &&
     typeof value.method === 'string' &&
     isRequestId(value.id) &&
-    (value.params === undefined || isPlainObject(value.params))
+    (value.params === undefined || isObject(value.params))
   );
 }
 
 export function isJSONRPCNotification(value: unknown): value is JSONRPCNotification {
   return (
-    isPlainObject(value) &&
+    isObject(value) &&
     value.jsonrpc === JSONRPC_VERSION &&
     typeof value.method === 'string' &&
     !('id' in value) &&
-    (value.params === undefined || isPlainObject(value.params))
+    (value.params === undefined || isObject(value.params))
   );
 }
 
 export function isJSONRPCResultResponse(value: unknown): value is JSONRPCResultResponse {
   return (
-    isPlainObject(value) &&
+    isObject(value) &&
     value.jsonrpc === JSONRPC_VERSION &&
     isRequestId(value.id) &&
-    isPlainObject(value.result) &&
+    isObject(value.result) &&
     !('error' in value)
   );
 }
 
 export function isJSONRPCErrorResponse(value: unknown): value is JSONRPCErrorResponse {
   return (
-    isPlainObject(value) &&
+    isObject(value) &&
     value.jsonrpc === JSONRPC_VERSION &&
     (value.id === null || value.id === undefined || isRequestId(value.id)) &&
-    isPlainObject(value.error) &&
+    isObject(value.error) &&
     typeof value.error.code === 'number' &&
     typeof value.error.message === 'string' &&
     !('result' in value)
@@ -130,7 +131,7 @@ export type ClassifiedMessage =
  * could be read, so the error response can carry it.
  */
 export function classifyMessage(value: unknown): ClassifiedMessage {
-  if (!isPlainObject(value)) {
+  if (!isObject(value)) {
     return { kind: 'invalid', id: null, reason: 'A JSON-RPC message must be a JSON object' };
   }
   const rawId = value.id;
@@ -142,7 +143,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     if (typeof value.method !== 'string') {
       return { kind: 'invalid', id, reason: 'The "method" member must be a string' };
     }
-    if (value.params !== undefined && !isPlainObject(value.params)) {
+    if (value.params !== undefined && !isObject(value.params)) {
       return { kind: 'invalid', id, reason: `The "params" of "${value.method}" must be an object` };
     }
     if (!('id' in value)) return { kind: 'notification', message: value as unknown as JSONRPCNotification };

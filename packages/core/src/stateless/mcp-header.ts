@@ -1,3 +1,5 @@
+import { isObject } from '@gantry/protocol';
+
 /** A tool argument mirrored into an HTTP header (`x-mcp-header`, 2026-07-28). */
 export interface HeaderParam {
   /** The header name after `Mcp-Param-`, as declared. */
@@ -36,10 +38,6 @@ export function headerNameProblem(name: unknown): string | undefined {
   if (!TOKEN.test(name))
     return `${JSON.stringify(name)} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~ only)`;
   return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** True when `x-mcp-header` appears anywhere inside `schema`. */

@@ -1,10 +1,13 @@
-import { isRequestId, Method, type RequestId, StatelessMethod, type WireMessage } from '@gantry/protocol';
+import {
+  isObject,
+  isRequestId,
+  Method,
+  type RequestId,
+  StatelessMethod,
+  type WireMessage,
+} from '@gantry/protocol';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Counts the requests a transport received and has not answered yet, by id, from what goes
