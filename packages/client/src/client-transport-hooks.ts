@@ -9,7 +9,7 @@ export interface ClientTransportHooks {
   /**
    * How the transport carries the stateless era (2026-07-28):
    * - absent: one message stream (stdio, WebSocket, in-memory); era probes use
-   *   `probeTimeoutMs`, because a legacy server may never answer `server/discover`;
+   *   `probeTimeoutMs`, because a session-era server may never answer `server/discover`;
    * - `'http'`: one POST per request with the 2026-07-28 request-metadata headers; a probe is
    *   answered definitely (HTTP status + body), so it waits the normal request timeout;
    * - `'session-only'`: the transport cannot carry it (HTTP+SSE of 2024-11-05).

@@ -1,5 +1,6 @@
 import { ConnectionClosedError, McpError } from '@gantry/protocol';
-import type { Client, ConnectOptions } from './client';
+import type { Client } from './client';
+import type { ConnectOptions } from './client-options';
 import { asError } from './http-exchange';
 import { httpStatusOf } from './http-status-error';
 import { SseClientTransport } from './sse-client-transport';

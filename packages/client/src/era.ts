@@ -1,6 +1,5 @@
-// Which protocol era a server speaks, and how a client finds out (2026-07-28
-// basic/versioning §"Backward Compatibility", transports stdio + streamable HTTP; digest:
-// shared/spec/README.md §3, transports.md §1.4 and §4.9).
+// Which protocol era a server speaks, and how a client finds out (MCP 2026-07-28, Basic /
+// Versioning §"Backward Compatibility"; Basic / Transports §"stdio" and §"Streamable HTTP").
 import { ErrorCode, isStatelessVersion, McpError, STATELESS_PROTOCOL_VERSIONS } from '@gantry/protocol';
 import { type HttpFailureData, httpStatusOf } from './http-status-error';
 
@@ -21,29 +20,41 @@ export interface CachedEra {
 }
 
 /**
- * Era per server, shared by every Client of this process (the spec: clients SHOULD cache the
- * era per stdio command / HTTP endpoint and re-probe when it later fails). Keys come from the
- * transport's `eraCacheKey`.
+ * Where a client remembers which era each server spoke (the spec: clients SHOULD cache the
+ * era per stdio command / HTTP endpoint and re-probe when it later fails; MCP 2026-07-28,
+ * Basic / Versioning §"Backward Compatibility"). Keys come from the transport's
+ * `eraCacheKey`. A `Map<string, CachedEra>` is one; pass it as `ClientOptions.eraCache` to
+ * keep a client's memory apart from the process-wide default.
  */
-const cache = new Map<string, CachedEra>();
+export interface EraCache {
+  get(key: string): CachedEra | undefined;
+  set(key: string, entry: CachedEra): void;
+}
+
+/** The era cache of every Client given none: shared by the whole process. */
+const sharedCache = new Map<string, CachedEra>();
+
+/** The process-wide era cache, used by every Client whose options name none. */
+export const defaultEraCache: EraCache = sharedCache;
 
 /** The era remembered for a server, if any. */
-export function cachedEra(key: string | undefined): CachedEra | undefined {
+export function cachedEra(cache: EraCache, key: string | undefined): CachedEra | undefined {
   return key === undefined ? undefined : cache.get(key);
 }
 
 /** Remembers the era a server spoke. */
-export function rememberEra(key: string | undefined, entry: CachedEra): void {
+export function rememberEra(cache: EraCache, key: string | undefined, entry: CachedEra): void {
   if (key !== undefined) cache.set(key, entry);
 }
 
 /**
- * Forgets what the era cache holds for one server (`key`: a transport's `eraCacheKey`), or
- * for every server: the next `connect` with `era: 'auto'` probes again.
+ * Forgets what the process-wide era cache holds for one server (`key`: a transport's
+ * `eraCacheKey`), or for every server: the next `connect` with `era: 'auto'` probes again.
+ * A cache given as `ClientOptions.eraCache` is its owner's to clear.
  */
 export function clearEraCache(key?: string): void {
-  if (key === undefined) cache.clear();
-  else cache.delete(key);
+  if (key === undefined) sharedCache.clear();
+  else sharedCache.delete(key);
 }
 
 /** How the answer to a `server/discover` probe classifies the server. */
@@ -63,7 +74,7 @@ const STATELESS_CODES: ReadonlySet<number> = new Set([
 /**
  * Classifies a failed probe. A recognized stateless-era error means a stateless-era server:
  * `-32020`, `-32021` or `-32022`, or `-32601` carried by HTTP 404 (a stateless server's
- * unknown-method answer; a legacy one's 404 has no such body). Anything else, a timeout and a
+ * unknown-method answer; a session-era one's 404 has no such body). Anything else, a timeout and a
  * lost connection included, means "try `initialize`": the fallback is never keyed to one code.
  */
 export function classifyProbeError(error: unknown): ProbeVerdict {

@@ -1,18 +1,18 @@
 /** Linked in-memory transports, re-exported from `@gantry/protocol` for tests that need no process. */
 export { InMemoryTransport } from '@gantry/protocol';
-export {
-  type CallToolOptions,
-  Client,
-  type ClientOptions,
-  type ClientRequestHandler,
-  type ClientRequestOptions,
-  type ConnectOptions,
-  type InputRequestContext,
-  type NotificationHandler,
-} from './client';
+export { Client } from './client';
+export type {
+  CallToolOptions,
+  ClientOptions,
+  ClientRequestHandler,
+  ClientRequestOptions,
+  ConnectOptions,
+  InputRequestContext,
+  NotificationHandler,
+} from './client-options';
 export type { ClientTransportHooks } from './client-transport-hooks';
 export { type ConnectHttpOptions, connectHttp, type HttpConnection } from './connect-http';
-export { type CachedEra, clearEraCache, type Era, type EraPreference } from './era';
+export { type CachedEra, clearEraCache, type Era, type EraCache, type EraPreference } from './era';
 export { DEFAULT_MAX_HTTP_MESSAGE_BYTES, type HttpHeadersOption } from './http-exchange';
 export {
   HTTP_STATUS_ERROR_CODE,

@@ -1,6 +1,6 @@
 // `x-mcp-header` annotations of tool input schemas and the `Mcp-Param-{Name}` headers they
-// ask for (2026-07-28 streamable HTTP §"Custom Headers from Tool Parameters", server/tools
-// §"x-mcp-header"; digest: shared/spec/transports.md §4.4).
+// ask for (MCP 2026-07-28, Basic / Transports §"Streamable HTTP", "Custom Headers from Tool
+// Parameters"; Server / Tools §"x-mcp-header").
 import { encodeHeaderValue } from '@gantry/protocol';
 
 /** The annotation keyword. */

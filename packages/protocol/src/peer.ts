@@ -48,6 +48,12 @@ export interface RequestOptions {
   onProgress?: (progress: ProgressNotificationParams) => void;
   /** The inbound request this one is made on behalf of (e.g. sampling inside a tool call). */
   relatedRequestId?: RequestId;
+  /**
+   * Told the id the Peer assigns to this request, before the request is sent: a caller can
+   * route what the other side later tags with that id (e.g. `subscriptions/listen` streams).
+   * A throw rejects the request, which is then not sent.
+   */
+  onId?: (id: RequestId) => void;
 }
 
 /**
@@ -207,6 +213,13 @@ export class Peer {
     if (signal?.aborted) return Promise.reject(new RequestCancelledError(message.method, signal.reason));
 
     const id = this.nextId++;
+    if (options.onId) {
+      try {
+        options.onId(id);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     let params = message.params;
     if (options.onProgress || options.resetTimeoutOnProgress) {
       // Without a token the peer sends no progress, so a timeout reset by progress would never
