@@ -4,9 +4,7 @@ import { GantryError, LocalErrorCode } from '@gantry/protocol';
 /** The states of a Client's connection. */
 export type ClientState = 'idle' | 'connecting' | 'connected' | 'closed';
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject } from '@gantry/protocol';
 
 export function protocolViolation(message: string): GantryError {
   return new GantryError(LocalErrorCode.ProtocolViolation, message);

@@ -1,7 +1,7 @@
 // `x-mcp-header` annotations of tool input schemas and the `Mcp-Param-{Name}` headers they
 // ask for (MCP 2026-07-28, Basic / Transports §"Streamable HTTP", "Custom Headers from Tool
 // Parameters"; Server / Tools §"x-mcp-header").
-import { encodeHeaderValue } from '@gantry/protocol';
+import { encodeHeaderValue, isObject } from '@gantry/protocol';
 
 /** The annotation keyword. */
 export const X_MCP_HEADER = 'x-mcp-header';
@@ -25,10 +25,6 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 /** Types an annotated property may have. */
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Finds the `x-mcp-header` annotations of an input schema and checks them: each must be a
