@@ -16,7 +16,7 @@ import {
 } from '@gantry/core';
 import type { AuthInfo } from '@gantry/protocol';
 import { createDualEraApp } from './fixtures/dual-era-app';
-import { connectWire, handshake, openWire, type Wire } from './support/wire';
+import { handshake, openWire, type Wire } from './support/wire';
 
 // ---------------------------------------------------------------------------------------------
 // Wire vocabulary
@@ -205,7 +205,7 @@ async function start(
 /** Another stdio connection to the same app, authenticated as `auth`. */
 async function startAuthenticated(auth: AuthInfo): Promise<Wire> {
   if (!app) throw new Error('start() first');
-  const wire = await connectWire(app, { auth });
+  const wire = await openWire(app, { auth });
   wires.push(wire);
   return wire;
 }

@@ -7,3 +7,4 @@ export {
   TestingModuleBuilder,
   type TestingModuleMetadata,
 } from './testing-module';
+export { openWire, type Wire, type WireInitialize, type WireOptions } from './wire';
