@@ -821,22 +821,32 @@ describe('multi round-trip requests (input_required)', () => {
     });
 
     it('refuses an expired state', async () => {
-      const wire = await start({ stateless: { requestStateKey: 'k'.repeat(32), requestStateTtlMs: 1 } });
-      const first = await ask(wire, 1, 'tools/call', OSLO);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(
-        await ask(wire, 2, 'tools/call', {
-          ...OSLO,
-          requestState: first.result.requestState,
-          inputResponses: { 'elicitation-1': ACCEPT_ADA },
-        }),
-      ).toEqual(
-        failure(
-          2,
-          -32602,
-          'Invalid params: requestState expired; send the request again without requestState and inputResponses',
-        ),
-      );
+      // The clock jumps past the lifetime instead of the test sleeping through it.
+      let skew = 0;
+      const realNow = Date.now;
+      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+      try {
+        const wire = await start({
+          stateless: { requestStateKey: 'k'.repeat(32), requestStateTtlMs: 60_000 },
+        });
+        const first = await ask(wire, 1, 'tools/call', OSLO);
+        skew = 60_001;
+        expect(
+          await ask(wire, 2, 'tools/call', {
+            ...OSLO,
+            requestState: first.result.requestState,
+            inputResponses: { 'elicitation-1': ACCEPT_ADA },
+          }),
+        ).toEqual(
+          failure(
+            2,
+            -32602,
+            'Invalid params: requestState expired; send the request again without requestState and inputResponses',
+          ),
+        );
+      } finally {
+        clock.mockRestore();
+      }
     });
 
     it('refuses a state replayed for another tool', async () => {
