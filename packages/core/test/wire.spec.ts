@@ -375,7 +375,10 @@ describe('tools/call', () => {
       '{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"w"}}}',
     );
     // The handler reports progress once it runs and listens for the abort.
-    expect(await wire.next()).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'w' } });
+    expect(await wire.next()).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: 'w' },
+    });
     wire.send(
       '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"user"}}',
     );

@@ -151,6 +151,8 @@ export async function inject(
       const answers = frames.map((frame) => run.deliver(stamp(frame, options.stateless)));
       return (await Promise.all(answers)).flat();
     })();
+    // After a timeout, what is still pending fails once the connection closes: nobody hears it.
+    served.catch(() => undefined);
     const responses = await Promise.race([served, timeout]);
     return Object.assign(responses, {
       notifications: run.notifications,
