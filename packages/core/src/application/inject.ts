@@ -268,7 +268,7 @@ class InjectRun {
     return new Error(`app.inject: no response within ${timeoutMs} ms to ${left.join(', ') || 'a request'}`);
   }
 
-  /** A `notifications/cancelled` sent by the test: its request gets no response (2025-11-25 cancellation). */
+  /** A `notifications/cancelled` sent by the test: its request gets no response (MCP 2025-11-25, Basic / Utilities §Cancellation). */
   private cancelled(value: unknown): void {
     if (!isJSONRPCNotification(value) || value.method !== 'notifications/cancelled') return;
     const message = value;
