@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Changes } from '@gantry/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -18,18 +19,23 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
   const logs: unknown[] = [];
   const updated: string[] = [];
   let listChanged = 0;
+  /** Announces every notification collected above. */
+  const changes = new Changes();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gantry-notes-showcase-'));
     client = new Client({ name: 'showcase', version: '1.0.0' });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       logs.push(n.params);
+      changes.changed();
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updated.push(n.params.uri);
+      changes.changed();
     });
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
       listChanged++;
+      changes.changed();
     });
     await client.connect(
       new StdioClientTransport({
@@ -46,11 +52,6 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const waitFor = async (check: () => boolean) => {
-    for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(check()).toBe(true);
-  };
-
   it('announces a new note: a log line, resources/updated for the subscribed index, and list_changed', async () => {
     await client.subscribeResource({ uri: 'notes://index' });
     const created = await client.callTool({
@@ -58,7 +59,9 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
       arguments: { title: 'Plan', body: 'Ship Gantry', tags: ['work'] },
     });
     const id = /([0-9a-f]{8})/.exec((created.content as { text: string }[])[0].text)![1];
-    await waitFor(() => updated.includes('notes://index') && listChanged > 0 && logs.length > 0);
+    await changes.until(() => updated.includes('notes://index') && listChanged > 0 && logs.length > 0, {
+      what: 'the log line, resources/updated and list_changed',
+    });
     expect(logs[0]).toEqual({
       level: 'info',
       logger: 'notes',

@@ -2,6 +2,15 @@ import 'reflect-metadata';
 
 export { GantryApplication } from './application/gantry-application';
 export { GantryFactory } from './application/gantry-factory';
+export type {
+  InjectInitialize,
+  InjectInput,
+  InjectMessage,
+  InjectOptions,
+  InjectResponse,
+  InjectResult,
+  InjectStateless,
+} from './application/inject';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
 export {
   type ContextResources,

@@ -23,6 +23,8 @@ class Dictionary {
 }
 
 const events: string[] = [];
+/** Called when `hang` starts. */
+let onHangStarted: (() => void) | undefined;
 
 @Injectable()
 class DictionaryTools implements OnApplicationShutdown {
@@ -36,6 +38,7 @@ class DictionaryTools implements OnApplicationShutdown {
   @Tool()
   async hang(@Ctx() ctx: McpContext) {
     events.push('hang started');
+    onHangStarted?.();
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
     events.push(
       `hang aborted: ${ctx.signal.reason instanceof Error ? ctx.signal.reason.name : String(ctx.signal.reason)}`,
@@ -98,8 +101,11 @@ describe('app.close()', () => {
     events.length = 0;
     const module = await Test.createTestingModule({ imports: [DictionaryModule] }).compile();
     const client = await module.createClient();
+    const started = new Promise<void>((resolve) => {
+      onHangStarted = resolve;
+    });
     const call = client.callTool('hang').catch((error) => error);
-    while (!events.includes('hang started')) await new Promise((resolve) => setTimeout(resolve, 5));
+    await started;
     await module.app.close();
     expect(await call).toBeInstanceOf(ConnectionClosedError);
     expect(events).toEqual(['hang started', 'hang aborted: ConnectionClosedError', 'shutdown hook']);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { Changes, eventually } from '@gantry/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -31,6 +32,8 @@ interface Harness {
     resourcesChanged: number;
     completed: string[];
   };
+  /** Announces every change of `seen`. */
+  changes: Changes;
   answers: { elicit: (params: any) => any; roots: { uri: string; name?: string }[] };
   close(): Promise<void>;
 }
@@ -53,6 +56,7 @@ async function connect(mode: 'memory' | 'stdio', pageSize?: number): Promise<Har
     resourcesChanged: 0,
     completed: [],
   };
+  const changes = new Changes();
   const answers: Harness['answers'] = {
     elicit: () => ({ action: 'accept', content: { name: 'Ada', colour: 'green', subscribe: true } }),
     roots: [{ uri: 'file:///work', name: 'work' }],
@@ -75,18 +79,23 @@ async function connect(mode: 'memory' | 'stdio', pageSize?: number): Promise<Har
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: answers.roots }));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     seen.logs.push(n.params);
+    changes.changed();
   });
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
     seen.updated.push(n.params.uri);
+    changes.changed();
   });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     seen.toolsChanged++;
+    changes.changed();
   });
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
     seen.resourcesChanged++;
+    changes.changed();
   });
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
     seen.completed.push(n.params.elicitationId);
+    changes.changed();
   });
 
   if (mode === 'memory') {
@@ -97,6 +106,7 @@ async function connect(mode: 'memory' | 'stdio', pageSize?: number): Promise<Har
     return {
       client,
       seen,
+      changes,
       answers,
       close: async () => {
         await client.close();
@@ -111,14 +121,10 @@ async function connect(mode: 'memory' | 'stdio', pageSize?: number): Promise<Har
     stderr: 'pipe',
   });
   await client.connect(transport);
-  return { client, seen, answers, close: () => client.close() };
+  return { client, seen, changes, answers, close: () => client.close() };
 }
 
 const text = (result: any): string => result.content[0].text;
-const until = async (check: () => boolean, what: string) => {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-};
 
 describe.each(['memory', 'stdio'] as const)('the official SDK client against every feature (%s)', (mode) => {
   let h: Harness;
@@ -200,7 +206,7 @@ describe.each(['memory', 'stdio'] as const)('the official SDK client against eve
     await h.client.subscribeResource({ uri: 'docs://pages/faq' });
     await h.client.callTool({ name: 'touch', arguments: { uri: 'docs://readme' } });
     await h.client.callTool({ name: 'touch', arguments: { uri: 'docs://pages/faq' } });
-    await until(() => h.seen.updated.length > 0, 'resources/updated');
+    await h.changes.until(() => h.seen.updated.length > 0, { what: 'resources/updated' });
     expect(h.seen.updated).toEqual(['docs://pages/faq']);
     await h.client.unsubscribeResource({ uri: 'docs://pages/faq' });
     await h.client.callTool({ name: 'touch', arguments: { uri: 'docs://pages/faq' } });
@@ -275,7 +281,7 @@ describe.each(['memory', 'stdio'] as const)('the official SDK client against eve
     h.seen.logs.length = 0;
     await h.client.setLoggingLevel('error');
     await h.client.callTool({ name: 'log_all' });
-    await until(() => h.seen.logs.length >= 4, 'log messages');
+    await h.changes.until(() => h.seen.logs.length >= 4, { what: 'log messages' });
     expect(h.seen.logs).toEqual(
       ['error', 'critical', 'alert', 'emergency'].map((level) => ({
         level,
@@ -312,13 +318,17 @@ describe.each(['memory', 'stdio'] as const)('the official SDK client against eve
       },
     );
     await expect(call).rejects.toThrow('enough');
-    // The handler notices ctx.signal at its next step and records it; poll what it recorded.
+    // The handler notices ctx.signal at its next step and records it in the server (maybe another
+    // process), which announces nothing: poll what it recorded.
     let cancelled: string | undefined;
-    for (let i = 0; i < 100 && !cancelled; i++) {
-      const events: string[] = JSON.parse(text(await h.client.callTool({ name: 'journal_events' })));
-      cancelled = events.find((e) => e.startsWith('count cancelled'));
-      if (!cancelled) await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually(
+      async () => {
+        const events: string[] = JSON.parse(text(await h.client.callTool({ name: 'journal_events' })));
+        cancelled = events.find((e) => e.startsWith('count cancelled'));
+        return cancelled !== undefined;
+      },
+      { what: 'the handler to record its cancellation' },
+    );
     expect(cancelled).toMatch(/^count cancelled at [2-4]$/);
   });
 
@@ -396,7 +406,7 @@ describe.each(['memory', 'stdio'] as const)('the official SDK client against eve
         }),
       ),
     ).toBe('true');
-    await until(() => h.seen.completed.length > 0, 'notifications/elicitation/complete');
+    await h.changes.until(() => h.seen.completed.length > 0, { what: 'notifications/elicitation/complete' });
     expect(h.seen.completed).toEqual([answer.elicitationId]);
     expect(
       text(
@@ -461,7 +471,7 @@ describe.each(['memory', 'stdio'] as const)('the official SDK client against eve
   it('sends tools/list_changed after a runtime change, and hides the disabled tool', async () => {
     const before = h.seen.toolsChanged;
     await h.client.callTool({ name: 'toggle_tool', arguments: { name: 'weather', enabled: false } });
-    await until(() => h.seen.toolsChanged > before, 'tools/list_changed');
+    await h.changes.until(() => h.seen.toolsChanged > before, { what: 'tools/list_changed' });
     expect((await h.client.listTools()).tools.map((t) => t.name)).not.toContain('weather');
     const call = await h.client.callTool({ name: 'weather', arguments: { city: 'x' } }).catch((e) => e);
     expect(call.code).toBe(-32602);

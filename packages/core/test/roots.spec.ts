@@ -33,8 +33,9 @@ describe('roots', () => {
     roots = [{ uri: 'file:///b' }];
     expect(await list()).toEqual([{ uri: 'file:///a' }]);
     expect(asked).toBe(1);
+    const heard = new Promise<void>((resolve) => module.app.onRootsListChanged(() => resolve()));
     await client.notify('notifications/roots/list_changed');
-    for (let i = 0; i < 100 && changed.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await heard;
     expect(changed.map((s) => s.clientInfo.name)).toEqual(['roots-client']);
     expect(await list()).toEqual([{ uri: 'file:///b' }]);
     expect(asked).toBe(2);

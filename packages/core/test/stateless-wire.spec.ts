@@ -16,7 +16,7 @@ import {
 } from '@gantry/core';
 import type { AuthInfo } from '@gantry/protocol';
 import { createDualEraApp } from './fixtures/dual-era-app';
-import { connectWire, handshake, openWire, type Wire } from './support/wire';
+import { handshake, openWire, type Wire } from './support/wire';
 
 // ---------------------------------------------------------------------------------------------
 // Wire vocabulary
@@ -205,7 +205,7 @@ async function start(
 /** Another stdio connection to the same app, authenticated as `auth`. */
 async function startAuthenticated(auth: AuthInfo): Promise<Wire> {
   if (!app) throw new Error('start() first');
-  const wire = await connectWire(app, { auth });
+  const wire = await openWire(app, { auth });
   wires.push(wire);
   return wire;
 }
@@ -821,22 +821,32 @@ describe('multi round-trip requests (input_required)', () => {
     });
 
     it('refuses an expired state', async () => {
-      const wire = await start({ stateless: { requestStateKey: 'k'.repeat(32), requestStateTtlMs: 1 } });
-      const first = await ask(wire, 1, 'tools/call', OSLO);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(
-        await ask(wire, 2, 'tools/call', {
-          ...OSLO,
-          requestState: first.result.requestState,
-          inputResponses: { 'elicitation-1': ACCEPT_ADA },
-        }),
-      ).toEqual(
-        failure(
-          2,
-          -32602,
-          'Invalid params: requestState expired; send the request again without requestState and inputResponses',
-        ),
-      );
+      // The clock jumps past the lifetime instead of the test sleeping through it.
+      let skew = 0;
+      const realNow = Date.now;
+      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+      try {
+        const wire = await start({
+          stateless: { requestStateKey: 'k'.repeat(32), requestStateTtlMs: 60_000 },
+        });
+        const first = await ask(wire, 1, 'tools/call', OSLO);
+        skew = 60_001;
+        expect(
+          await ask(wire, 2, 'tools/call', {
+            ...OSLO,
+            requestState: first.result.requestState,
+            inputResponses: { 'elicitation-1': ACCEPT_ADA },
+          }),
+        ).toEqual(
+          failure(
+            2,
+            -32602,
+            'Invalid params: requestState expired; send the request again without requestState and inputResponses',
+          ),
+        );
+      } finally {
+        clock.mockRestore();
+      }
     });
 
     it('refuses a state replayed for another tool', async () => {

@@ -1,32 +1,41 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Changes } from '@gantry/testing';
 
 const SERVER = join(__dirname, 'fixtures', 'noisy-server.js');
 
-function start(): { child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string } {
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves once `check` holds, re-checked whenever the child writes. */
+  until(check: () => boolean, what: string): Promise<void>;
+}
+
+function start(): Started {
   const child = spawn(process.execPath, [SERVER], { stdio: 'pipe' });
+  const changes = new Changes();
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk) => {
     out += chunk;
+    changes.changed();
   });
   child.stderr.on('data', (chunk) => {
     err += chunk;
+    changes.changed();
   });
-  return { child, stdout: () => out, stderr: () => err };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    until: (check, what) => changes.until(check, { what, timeoutMs: 10_000 }),
+  };
 }
 
 describe('the stdio transport in a real process', () => {
   it('keeps stdout for protocol messages: console.log and stray writes go to stderr', async () => {
-    const { child, stdout, stderr } = start();
+    const { child, stdout, stderr, until } = start();
     child.stdin.write(
       '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n',
     );

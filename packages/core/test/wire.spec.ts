@@ -371,8 +371,14 @@ describe('tools/call', () => {
   });
 
   it('drops the response of a cancelled call and aborts its handler', async () => {
-    wire.send('{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait"}}');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    wire.send(
+      '{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait","_meta":{"progressToken":"w"}}}',
+    );
+    // The handler reports progress once it runs and listens for the abort.
+    expect(await wire.next()).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: 'w' },
+    });
     wire.send(
       '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"user"}}',
     );

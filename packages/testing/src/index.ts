@@ -7,3 +7,5 @@ export {
   TestingModuleBuilder,
   type TestingModuleMetadata,
 } from './testing-module';
+export { Changes, eventually, type WaitOptions } from './wait';
+export { openWire, type Wire, type WireInitialize, type WireOptions } from './wire';

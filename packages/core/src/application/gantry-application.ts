@@ -11,6 +11,7 @@ import type { ConnectOptions, GantryServer } from '../server/gantry-server';
 import type { ServerSession } from '../server/server-session';
 import { CONNECTION_HOST, type ConnectionHost } from '../transports/connection-host';
 import type { ListenHost, McpListener } from '../transports/listener';
+import { type InjectInput, type InjectOptions, type InjectResult, inject } from './inject';
 
 /**
  * A bootstrapped application: the DI container, the registry and the protocol engine.
@@ -119,6 +120,16 @@ export class GantryApplication {
   connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession> {
     if (this.closing) return Promise.reject(new Error('The application is closed'));
     return this.server.connect(transport, options);
+  }
+
+  /**
+   * Serves JSON-RPC messages in-process on a fresh connection and resolves with the responses
+   * to its requests (in order) once all arrived, plus `notifications`, `requests` and `messages`
+   * the server sent meanwhile; then closes that connection. For tests:
+   * `const [res] = await app.inject({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { initialize: true })`.
+   */
+  inject(input: InjectInput, options?: InjectOptions): Promise<InjectResult> {
+    return inject(this[CONNECTION_HOST], input, options);
   }
 
   /**

@@ -42,7 +42,10 @@ export class EchoTools {
 
   @Tool({ description: 'Waits until cancelled' })
   async wait(@Ctx() ctx: McpContext): Promise<string> {
-    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    const aborted = new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    // Tells a caller that asked for progress that the handler runs and listens for the abort.
+    if (ctx.progressToken !== undefined) await ctx.progress(0);
+    await aborted;
     return 'cancelled';
   }
 }
