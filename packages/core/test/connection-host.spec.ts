@@ -9,7 +9,12 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-function call(id: number, name: string, args: Record<string, unknown> = {}, meta: object = META) {
+function call(
+  id: number,
+  name: string,
+  args: Record<string, unknown> = {},
+  meta: Record<string, unknown> = META,
+) {
   return {
     jsonrpc: '2.0' as const,
     id,
