@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-export { GantryApplication } from './application/gantry-application';
+export { GantryApplication, type ListenHost } from './application/gantry-application';
 export { GantryFactory } from './application/gantry-factory';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
 export {
@@ -97,7 +97,7 @@ export {
   isLoopbackName,
   isLoopbackOrigin,
 } from './transports/host-origin-policy';
-export type { ListenHost, McpListener } from './transports/listener';
+export type { McpListener } from './transports/listener';
 export {
   DEFAULT_STDIO_FLOW,
   type StdioOptions,
