@@ -75,12 +75,11 @@ export {
 } from './schema';
 export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export { DEFAULT_MAX_PARAMS_DEPTH } from './server/params-depth';
-export type { GantryServerOptions } from './server/server-options';
+export type { GantryServerOptions, StatelessOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
 export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
-export type { StatelessOptions } from './stateless/stateless-dispatcher';
 export {
   CONNECTION_HOST,
   type Connection,
