@@ -8,6 +8,7 @@ import type {
 import type { ContextSession } from '../context/context-session';
 import { LOG_LEVELS } from '../context/log-levels';
 import { InputRound } from './input-round';
+import type { RequestMeta } from './request-meta';
 
 /** What a stateless-era call needs of the server: its fan-out notifications. */
 export interface StatelessServices {
@@ -25,24 +26,27 @@ const UNKNOWN_CLIENT: Implementation = Object.freeze({ name: 'unknown-client', v
  */
 export class StatelessCall implements ContextSession {
   readonly era = 'stateless' as const;
+  readonly protocolVersion: string;
   readonly behaviourVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation;
+  /** `_meta["io.modelcontextprotocol/logLevel"]`: without it the request gets no log messages. */
+  readonly logLevel: LoggingLevel | undefined;
   /** Set by the round trips for each try of `tools/call`, `prompts/get` and `resources/read`. */
   private current?: InputRound;
 
   constructor(
     readonly method: string,
-    readonly protocolVersion: string,
-    readonly clientCapabilities: ClientCapabilities,
-    clientInfo: Implementation | undefined,
-    /** `_meta["io.modelcontextprotocol/logLevel"]`: without it the request gets no log messages. */
-    readonly logLevel: LoggingLevel | undefined,
+    meta: RequestMeta,
     /** The connection the request arrived on. */
     readonly connection: { readonly auth?: AuthInfo },
     private readonly services: StatelessServices,
   ) {
-    this.behaviourVersion = protocolVersion;
-    this.clientInfo = clientInfo ?? UNKNOWN_CLIENT;
+    this.protocolVersion = meta.protocolVersion;
+    this.behaviourVersion = meta.protocolVersion;
+    this.clientCapabilities = meta.clientCapabilities;
+    this.clientInfo = meta.clientInfo ?? UNKNOWN_CLIENT;
+    this.logLevel = meta.logLevel;
   }
 
   /**

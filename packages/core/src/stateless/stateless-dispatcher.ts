@@ -1,6 +1,5 @@
 import {
   type AuthInfo,
-  type ClientCapabilities,
   ErrorCode,
   type Implementation,
   type InboundRequest,
@@ -14,15 +13,14 @@ import {
   type ServerCapabilities,
   STATELESS_PROTOCOL_VERSIONS,
   StatelessMethod,
-  UnsupportedProtocolVersionError,
 } from '@gantry/protocol';
-import { isLoggingLevel, LOG_LEVELS } from '../context/log-levels';
 import type { Logger } from '../logger';
 import type { Registry } from '../registry/registry';
 import type { MethodHandler, MethodTable } from '../server/method-table';
 import type { StatelessOptions } from '../server/server-options';
 import type { CacheDefaults } from './cache-hint';
 import { warnOnceAboutEphemeralKey } from './ephemeral-key-warning';
+import { readRequestMeta } from './request-meta';
 import { RequestStateCodec } from './request-state';
 import { LIST_METHODS, ResultHints, withHint } from './result-hints';
 import { RoundTrips } from './round-trips';
@@ -47,10 +45,6 @@ export interface StatelessDispatcherOptions {
   /** The server's fan-out notifications, for `ctx.resources` and `ctx.completeElicitation`. */
   readonly services: StatelessServices;
   readonly logger: Logger;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -115,47 +109,12 @@ export class StatelessDispatcher {
     connection: { readonly auth?: AuthInfo },
   ): Result | Promise<Result> {
     const params = request.params;
-    const meta = params?._meta as Record<string, unknown>;
-    const version = meta[MetaKey.ProtocolVersion];
-    if (typeof version !== 'string') {
-      throw new InvalidParamsError(
-        `Invalid params: _meta["${MetaKey.ProtocolVersion}"] must be a protocol version string`,
-      );
-    }
-    if (!STATELESS_PROTOCOL_VERSIONS.includes(version)) {
-      throw new UnsupportedProtocolVersionError(`Unsupported protocol version: ${version}`, {
-        supported: [...STATELESS_PROTOCOL_VERSIONS],
-        requested: version,
-      });
-    }
-    const capabilities = meta[MetaKey.ClientCapabilities];
-    if (!isObject(capabilities)) {
-      throw new InvalidParamsError(
-        `Invalid params: _meta["${MetaKey.ClientCapabilities}"] is required on every ${version} request (an object; {} declares none)`,
-      );
-    }
-    const level = meta[MetaKey.LogLevel];
-    if (level !== undefined && !isLoggingLevel(level)) {
-      throw new InvalidParamsError(
-        `Invalid params: unknown log level ${JSON.stringify(level)} in _meta["${MetaKey.LogLevel}"]; use one of ${LOG_LEVELS.join(', ')}`,
-      );
-    }
+    const meta = readRequestMeta(params);
     const handler = this.methods.get(request.method);
     if (!handler) {
       throw new MethodNotFoundError(`Method not found: ${request.method}`, { method: request.method });
     }
-    const info = meta[MetaKey.ClientInfo];
-    // Outside the round-trip methods the call's round refuses to ask (ctx.elicit() & co.), and
-    // the server never writes a request of its own in this era.
-    const call = new StatelessCall(
-      request.method,
-      version,
-      capabilities as ClientCapabilities,
-      isObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
-      level,
-      connection,
-      this.options.services,
-    );
+    const call = new StatelessCall(request.method, meta, connection, this.options.services);
     let outcome: Result | Promise<Result>;
     try {
       outcome = handler(params, inbound, call);
