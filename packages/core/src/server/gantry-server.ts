@@ -1,22 +1,14 @@
-import type {
-  Implementation,
-  InitializeResult,
-  JSONRPCRequest,
-  JSONRPCResponse,
-  OutboundMessage,
-  RequestOptions,
-  Result,
-  ServerCapabilities,
-  Transport,
-} from '@gantry/protocol';
 import {
-  InboundRequest,
-  InternalError,
+  type Implementation,
+  type InboundRequest,
+  type InitializeResult,
   isStatelessRequest,
-  JSONRPC_VERSION,
-  McpError,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
   Method,
-  toWireError,
+  type Result,
+  type ServerCapabilities,
+  type Transport,
 } from '@gantry/protocol';
 import type { SessionInfo } from '../context/context-session';
 import type { Logger } from '../logger';
@@ -27,6 +19,7 @@ import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
 import type { ConnectOptions, Exchange } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
+import { serveExchange } from './exchange';
 import type { MethodHandler, MethodTable } from './method-table';
 import { checkParamsDepth, resolveMaxParamsDepth } from './params-depth';
 import { promptHandlers } from './prompt-handlers';
@@ -37,11 +30,6 @@ import { type SessionMethod, sessionMethods } from './session-methods';
 import { toolHandlers } from './tool-handlers';
 
 export type { ConnectOptions } from '../transports/connection-host';
-
-const NO_SERVER_REQUESTS: Pick<InboundRequest, 'sendRequest'>['sendRequest'] = () =>
-  Promise.reject(
-    new InternalError('Internal error: a stateless-era request cannot send requests to the client'),
-  );
 
 /**
  * The protocol engine: one per application. It owns the method tables (built once), the live
@@ -190,48 +178,7 @@ export class GantryServer implements SessionHost {
    * session and no Peer, one `InboundRequest` over the exchange.
    */
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
-    const channel = {
-      notify: async (message: OutboundMessage) => {
-        await exchange.notify(
-          message.params === undefined
-            ? { jsonrpc: JSONRPC_VERSION, method: message.method }
-            : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params },
-        );
-      },
-      request: NO_SERVER_REQUESTS as <T extends Result>(m: OutboundMessage, o: RequestOptions) => Promise<T>,
-    };
-    const inbound = new InboundRequest(channel, request);
-    const signal = exchange.signal;
-    if (signal) {
-      if (signal.aborted) return Promise.resolve(undefined);
-      signal.addEventListener('abort', () => inbound.cancel(signal.reason), { once: true });
-    }
-    const answer = (
-      result: Result | undefined,
-      failed = false,
-      error?: unknown,
-    ): JSONRPCResponse | undefined => {
-      if (inbound.cancelled) return undefined;
-      if (failed) {
-        if (!(error instanceof McpError)) this.logger.error('Request handler failed:', error);
-        return { jsonrpc: JSONRPC_VERSION, id: request.id, error: toWireError(error).toJSON() };
-      }
-      return { jsonrpc: JSONRPC_VERSION, id: request.id, result: result ?? {} };
-    };
-    try {
-      checkParamsDepth(request.method, request.params, this.maxParamsDepth);
-      if (!isStatelessRequest(request)) {
-        throw new InternalError('Internal error: exchange() serves stateless-era requests only');
-      }
-      const outcome = this.stateless.handle(request, inbound, exchange);
-      if (!(outcome instanceof Promise)) return Promise.resolve(answer(outcome));
-      return outcome.then(
-        (result) => answer(result),
-        (error) => answer(undefined, true, error),
-      );
-    } catch (error) {
-      return Promise.resolve(answer(undefined, true, error));
-    }
+    return serveExchange(this, request, exchange);
   }
 
   /** The `initialize` result for the answered version. */
