@@ -85,7 +85,8 @@ export async function elicitForm<T>(
   options: ElicitOptions,
 ): Promise<ElicitOutcome<T>> {
   const capability = session.clientCapabilities.elicitation;
-  // 2025-11-25: an empty elicitation capability means form mode.
+  // An empty elicitation capability means form mode
+  // (MCP 2025-11-25, Client Features / Elicitation §Capabilities).
   const formMode = capability && (capability.form !== undefined || capability.url === undefined);
   if (!formMode) {
     throw client.missing(
@@ -106,7 +107,8 @@ export async function elicitForm<T>(
   checkAction(result);
   if (result.action !== 'accept') return { action: result.action };
   // Validation walks the answer recursively: a deep one would overflow the stack. A form
-  // answer is flat (2025-11-25 elicitation: primitive values and string arrays).
+  // answer is flat: primitive values and string arrays
+  // (MCP 2025-11-25, Client Features / Elicitation §Requested Schema).
   if (nestsDeeperThan(result.content, DEFAULT_MAX_PARAMS_DEPTH)) {
     throw new GantryError(
       LocalErrorCode.ElicitationInvalid,

@@ -200,7 +200,8 @@ export class GantryServer implements SessionHost {
     const sends: Promise<void>[] = this.hub.resourceUpdated(uri);
     for (const session of this.sessions) {
       for (const subscribed of session.subscriptions) {
-        // The updated URI may be a sub-resource of the subscribed one (2025-11-25 resources).
+        // The updated URI may be a sub-resource of the subscribed one
+        // (MCP 2025-11-25, Server Features / Resources §Subscriptions).
         if (coversUri(subscribed, uri)) {
           sends.push(session.notify(Method.ResourcesUpdated, { uri }).catch(() => undefined));
           break;

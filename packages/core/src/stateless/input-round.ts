@@ -83,8 +83,8 @@ export class InputRound implements ClientChannel {
       return this.next<T>({ method, params: params as unknown as CreateMessageRequestParams });
     }
     if (params.mode === 'url') {
-      // 2026-07-28 ElicitRequestURLParams are { mode, message, url }: no elicitationId on the
-      // wire; the client's retry tells the handler the user's choice.
+      // URL-mode params are { mode, message, url } (MCP 2026-07-28, Client Features /
+      // Elicitation): no elicitationId on the wire; the retry tells the handler the user's choice.
       const { elicitationId: _, ...wire } = params;
       return this.next<T>({ method, params: wire });
     }
