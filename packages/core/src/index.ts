@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-export { GantryApplication } from './application/gantry-application';
+export { GantryApplication, type ListenHost } from './application/gantry-application';
 export { GantryFactory } from './application/gantry-factory';
 export type {
   InjectInitialize,
@@ -84,12 +84,11 @@ export {
 } from './schema';
 export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export { DEFAULT_MAX_PARAMS_DEPTH } from './server/params-depth';
-export type { GantryServerOptions } from './server/server-options';
+export type { GantryServerOptions, StatelessOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
 export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
-export type { StatelessOptions } from './stateless/stateless-dispatcher';
 export {
   CONNECTION_HOST,
   type Connection,
@@ -106,7 +105,7 @@ export {
   isLoopbackName,
   isLoopbackOrigin,
 } from './transports/host-origin-policy';
-export type { ListenHost, McpListener } from './transports/listener';
+export type { McpListener } from './transports/listener';
 export {
   DEFAULT_STDIO_FLOW,
   type StdioOptions,

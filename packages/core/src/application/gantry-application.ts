@@ -10,8 +10,18 @@ import { bindFilter } from '../registry/scan-target';
 import type { ConnectOptions, GantryServer } from '../server/gantry-server';
 import type { ServerSession } from '../server/server-session';
 import { CONNECTION_HOST, type ConnectionHost } from '../transports/connection-host';
-import type { ListenHost, McpListener } from '../transports/listener';
+import type { McpListener } from '../transports/listener';
 import { type InjectInput, type InjectOptions, type InjectResult, inject } from './inject';
+
+/**
+ * What an application hands to a listener.
+ * @deprecated Transitional: listeners take a `ConnectionHost`; `app` and `server` go away.
+ */
+export interface ListenHost extends ConnectionHost {
+  /** The application being served. */
+  readonly app: GantryApplication;
+  readonly server: GantryServer;
+}
 
 /**
  * A bootstrapped application: the DI container, the registry and the protocol engine.

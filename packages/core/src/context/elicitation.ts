@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   CapabilityMissingError,
-  type ClientCapabilities,
   type ElicitResult,
-  fromPeer,
   GantryError,
-  type InboundRequest,
   LocalErrorCode,
   Method,
   versionAtLeast,
@@ -20,7 +17,7 @@ import {
   formatIssues,
 } from '../schema';
 import { DEFAULT_MAX_PARAMS_DEPTH, nestsDeeperThan } from '../server/params-depth';
-import type { ContextSession, SessionInfo } from './mcp-context';
+import type { ClientChannel, SessionInfo } from './context-session';
 
 export interface ElicitOptions {
   /** Time the user has to answer; default the server's request timeout. */
@@ -81,18 +78,18 @@ function checkAction(result: ElicitResult): void {
 
 /** `ctx.elicit()`: form mode. */
 export async function elicitForm<T>(
-  ask: (params: Record<string, unknown>) => Promise<ElicitResult>,
+  client: ClientChannel,
   session: SessionInfo,
   form: object,
   message: string,
-  missing: (capabilities: ClientCapabilities, message: string) => Error = (_c, m) =>
-    new CapabilityMissingError(m),
+  options: ElicitOptions,
 ): Promise<ElicitOutcome<T>> {
   const capability = session.clientCapabilities.elicitation;
-  // 2025-11-25: an empty elicitation capability means form mode.
+  // An empty elicitation capability means form mode
+  // (MCP 2025-11-25, Client Features / Elicitation §Capabilities).
   const formMode = capability && (capability.form !== undefined || capability.url === undefined);
   if (!formMode) {
-    throw missing(
+    throw client.missing(
       { elicitation: { form: {} } },
       `ctx.elicit(): the client (${session.clientInfo.name}) did not declare form elicitation (capability elicitation.form)`,
     );
@@ -106,11 +103,12 @@ export async function elicitForm<T>(
   const params: Record<string, unknown> = versionAtLeast(session.behaviourVersion, '2025-11-25')
     ? { mode: 'form', message, requestedSchema: plan.schema }
     : { message, requestedSchema: plan.schema };
-  const result = await ask(params);
+  const result = await client.request<ElicitResult>(Method.ElicitationCreate, params, options);
   checkAction(result);
   if (result.action !== 'accept') return { action: result.action };
   // Validation walks the answer recursively: a deep one would overflow the stack. A form
-  // answer is flat (2025-11-25 elicitation: primitive values and string arrays).
+  // answer is flat: primitive values and string arrays
+  // (MCP 2025-11-25, Client Features / Elicitation §Requested Schema).
   if (nestsDeeperThan(result.content, DEFAULT_MAX_PARAMS_DEPTH)) {
     throw new GantryError(
       LocalErrorCode.ElicitationInvalid,
@@ -127,18 +125,23 @@ export async function elicitForm<T>(
   return { action: 'accept', content: outcome.value as T };
 }
 
-/** `ctx.elicitUrl()`: URL mode (2025-11-25). */
+/**
+ * `ctx.elicitUrl()`: URL mode (MCP 2025-11-25, Client Features / Elicitation). The channel
+ * carries the `elicitationId` as its era has it: a session sends it and remembers who started
+ * the flow; a stateless request (2026-07-28) has none on the wire.
+ */
 export async function elicitUrl(
-  inbound: InboundRequest,
-  session: ContextSession,
+  client: ClientChannel,
+  session: SessionInfo,
   url: string,
   message: string,
   options: { elicitationId?: string; timeoutMs?: number },
 ): Promise<UrlElicitOutcome> {
-  const round = session.inputRound;
   if (!session.clientCapabilities.elicitation?.url) {
-    const text = `ctx.elicitUrl(): the client (${session.clientInfo.name}) did not declare URL elicitation (capability elicitation.url, 2025-11-25)`;
-    throw round ? round.require({ elicitation: { url: {} } }, text) : new CapabilityMissingError(text);
+    throw client.missing(
+      { elicitation: { url: {} } },
+      `ctx.elicitUrl(): the client (${session.clientInfo.name}) did not declare URL elicitation (capability elicitation.url, 2025-11-25)`,
+    );
   }
   try {
     new URL(url);
@@ -146,22 +149,11 @@ export async function elicitUrl(
     throw new TypeError(`ctx.elicitUrl(): ${JSON.stringify(url)} is not a valid URL`);
   }
   const elicitationId = options.elicitationId ?? randomUUID();
-  if (round) {
-    // 2026-07-28: no elicitationId on the wire; the retry tells the handler the user's choice.
-    const answer = await round.next<ElicitResult>({
-      method: Method.ElicitationCreate,
-      params: { mode: 'url', message, url },
-    });
-    checkAction(answer);
-    return { action: answer.action, elicitationId };
-  }
-  session.rememberElicitation(elicitationId);
-  const result = await inbound
-    .sendRequest<ElicitResult>(
-      { method: Method.ElicitationCreate, params: { mode: 'url', message, url, elicitationId } },
-      { timeoutMs: options.timeoutMs },
-    )
-    .catch(fromPeer(Method.ElicitationCreate));
+  const result = await client.request<ElicitResult>(
+    Method.ElicitationCreate,
+    { mode: 'url', message, url, elicitationId },
+    { timeoutMs: options.timeoutMs },
+  );
   checkAction(result);
   return { action: result.action, elicitationId };
 }

@@ -5,10 +5,8 @@ import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
   type ElicitResult,
-  fromPeer,
   type Implementation,
   type InboundRequest,
-  type ListRootsResult,
   type LoggingLevel,
   type Meta,
   Method,
@@ -17,7 +15,7 @@ import {
   type Root,
   versionAtLeast,
 } from '@gantry/protocol';
-import type { InputRound } from '../stateless/input-round';
+import type { ClientChannel, ContextSession, ProtocolEra, SessionInfo } from './context-session';
 import {
   type ElicitOptions,
   type ElicitOutcome,
@@ -27,53 +25,13 @@ import {
 } from './elicitation';
 import { isLoggingLevel, LOG_LEVELS } from './log-levels';
 
-/** What is known of the client on this connection. */
-export interface SessionInfo {
-  /** The protocol version answered in `initialize`. */
-  readonly protocolVersion: string;
-  /** The spec revision whose rules apply (differs for aliases such as 2024-10-07). */
-  readonly behaviourVersion: string;
-  readonly clientInfo: Implementation;
-  readonly clientCapabilities: ClientCapabilities;
-  /** Who the caller is, when the transport authenticated it (HTTP, WebSocket). */
-  readonly auth?: AuthInfo;
-  /**
-   * `legacy`: a session opened by `initialize` (2024-11-05 … 2025-11-25). `stateless`: one
-   * stateless request of 2026-07-28, described by its own `_meta`. Absent means legacy.
-   */
-  readonly era?: ProtocolEra;
-}
-
-/** The two eras of MCP: sessions opened by `initialize`, or stateless self-describing requests. */
-export type ProtocolEra = 'session' | 'stateless';
+export type { ProtocolEra, SessionInfo } from './context-session';
 
 /** W3C Trace Context (and Baggage) the caller put in the request's `_meta`. */
 export interface TraceContext {
   readonly traceparent?: string;
   readonly tracestate?: string;
   readonly baggage?: string;
-}
-
-/** The session services the context uses; the server session provides them. */
-export interface ContextSession extends SessionInfo {
-  /** The level set by `logging/setLevel`; undefined until the client sets one (then all is sent). */
-  readonly logLevel: LoggingLevel | undefined;
-  /** `roots/list`, cached until `notifications/roots/list_changed`. */
-  listRoots(inbound: InboundRequest): Promise<Root[]>;
-  /** Sends `notifications/resources/updated` to every subscribed session of the app. */
-  resourceUpdated(uri: string): Promise<void>;
-  /** Sends `notifications/resources/list_changed` to every session of the app. */
-  resourceListChanged(): void;
-  /** Remembers that this session started a URL elicitation (for `notifications/elicitation/complete`). */
-  rememberElicitation(elicitationId: string): void;
-  /** Sends `notifications/elicitation/complete` to the session that started `elicitationId`. */
-  completeElicitation(elicitationId: string): Promise<boolean>;
-  /** Why this session cannot carry server→client requests, when it cannot (stateless HTTP). */
-  readonly serverRequestsUnavailable?: string;
-  /** Closes the connection of a request's SSE stream (HTTP); false when the transport cannot. */
-  closeStreamOf(requestId: RequestId): boolean;
-  /** Stateless era: the answers gathered so far and the input this try still needs (MRTR). */
-  readonly inputRound?: InputRound;
 }
 
 /** `ctx.resources`: resource notifications from inside a handler. */
@@ -91,12 +49,17 @@ export interface ContextResources {
  */
 export class McpContext {
   private lastProgress = Number.NEGATIVE_INFINITY;
+  private channel?: ClientChannel;
+  /** The session the request arrived on (in the stateless era, the request itself). */
+  readonly session: SessionInfo;
 
+  /** @internal Made by the handler pipeline. */
   constructor(
     private readonly inbound: InboundRequest,
-    /** The session the request arrived on. */
-    readonly session: SessionInfo,
-  ) {}
+    private readonly call: ContextSession,
+  ) {
+    this.session = call;
+  }
 
   /** The JSON-RPC id of the request being handled. */
   get requestId(): RequestId {
@@ -154,10 +117,10 @@ export class McpContext {
 
   /** Resource notifications: `ctx.resources.updated(uri)`. */
   get resources(): ContextResources {
-    const session = this.services;
+    const call = this.call;
     return {
-      updated: (uri) => session.resourceUpdated(uri),
-      listChanged: () => session.resourceListChanged(),
+      updated: (uri) => call.resourceUpdated(uri),
+      listChanged: () => call.resourceListChanged(),
     };
   }
 
@@ -197,10 +160,7 @@ export class McpContext {
         `ctx.log(): unknown level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
       );
     }
-    const threshold = this.services.logLevel;
-    if (threshold === undefined && this.session.era === 'stateless') return Promise.resolve();
-    if (threshold !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold))
-      return Promise.resolve();
+    if (!this.call.logs(level)) return Promise.resolve();
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
     return this.inbound.notify({ method: Method.LoggingMessage, params });
@@ -214,12 +174,13 @@ export class McpContext {
     params: CreateMessageRequestParams,
     options: { timeoutMs?: number } = {},
   ): Promise<CreateMessageResult> {
-    const unavailable = this.unavailable('ctx.sample()');
+    const client = this.client;
+    const unavailable = this.unavailable(client, 'ctx.sample()');
     if (unavailable) return Promise.reject(unavailable);
     const sampling = this.session.clientCapabilities.sampling;
     if (!sampling) {
       return Promise.reject(
-        this.missing(
+        client.missing(
           { sampling: {} },
           `ctx.sample(): the client (${this.session.clientInfo.name}) did not declare the sampling capability, so it cannot sample for this server`,
         ),
@@ -227,20 +188,17 @@ export class McpContext {
     }
     if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools) {
       return Promise.reject(
-        this.missing(
+        client.missing(
           { sampling: { tools: {} } },
           'ctx.sample(): tools and toolChoice need the client capability sampling.tools (2025-11-25), which this client did not declare',
         ),
       );
     }
-    const round = this.services.inputRound;
-    if (round) return round.next<CreateMessageResult>({ method: Method.SamplingCreateMessage, params });
-    return this.inbound
-      .sendRequest<CreateMessageResult>(
-        { method: Method.SamplingCreateMessage, params: params as unknown as Record<string, unknown> },
-        options,
-      )
-      .catch(fromPeer(Method.SamplingCreateMessage));
+    return client.request<CreateMessageResult>(
+      Method.SamplingCreateMessage,
+      params as unknown as Record<string, unknown>,
+      options,
+    );
   }
 
   /**
@@ -259,19 +217,10 @@ export class McpContext {
     message: string,
     options: ElicitOptions = {},
   ): Promise<ElicitOutcome<T>> {
-    const unavailable = this.unavailable('ctx.elicit()');
+    const client = this.client;
+    const unavailable = this.unavailable(client, 'ctx.elicit()');
     if (unavailable) return Promise.reject(unavailable);
-    const round = this.services.inputRound;
-    const ask = round
-      ? (params: Record<string, unknown>) =>
-          round.next<ElicitResult>({ method: Method.ElicitationCreate, params })
-      : (params: Record<string, unknown>) =>
-          this.inbound
-            .sendRequest<ElicitResult>({ method: Method.ElicitationCreate, params }, options)
-            .catch(fromPeer(Method.ElicitationCreate));
-    return elicitForm<T>(ask, this.session, form, message, (capabilities, text) =>
-      this.missing(capabilities, text),
-    );
+    return elicitForm<T>(client, this.session, form, message, options);
   }
 
   /**
@@ -284,9 +233,10 @@ export class McpContext {
     message: string,
     options: { elicitationId?: string; timeoutMs?: number } = {},
   ): Promise<UrlElicitOutcome> {
-    const unavailable = this.unavailable('ctx.elicitUrl()');
+    const client = this.client;
+    const unavailable = this.unavailable(client, 'ctx.elicitUrl()');
     if (unavailable) return Promise.reject(unavailable);
-    return elicitUrl(this.inbound, this.services, url, message, options);
+    return elicitUrl(client, this.session, url, message, options);
   }
 
   /**
@@ -295,28 +245,23 @@ export class McpContext {
    * `app.completeElicitation()`.
    */
   completeElicitation(elicitationId: string): Promise<boolean> {
-    return this.services.completeElicitation(elicitationId);
+    return this.call.completeElicitation(elicitationId);
   }
 
   /** The client's roots (`roots/list`), cached for the session until they change. */
   roots(): Promise<Root[]> {
-    const unavailable = this.unavailable('ctx.roots()');
+    const client = this.client;
+    const unavailable = this.unavailable(client, 'ctx.roots()');
     if (unavailable) return Promise.reject(unavailable);
     if (!this.session.clientCapabilities.roots) {
       return Promise.reject(
-        this.missing(
+        client.missing(
           { roots: {} },
           `ctx.roots(): the client (${this.session.clientInfo.name}) did not declare the roots capability`,
         ),
       );
     }
-    const round = this.services.inputRound;
-    if (round) {
-      return round
-        .next<ListRootsResult>({ method: Method.RootsList })
-        .then((result) => (Array.isArray(result?.roots) ? result.roots : []));
-    }
-    return this.services.listRoots(this.inbound);
+    return client.roots();
   }
 
   /**
@@ -325,22 +270,18 @@ export class McpContext {
    * Returns false when the transport cannot (stdio, JSON responses, nothing sent yet).
    */
   closeSseStream(): boolean {
-    return this.services.closeStreamOf(this.inbound.id);
+    return this.call.closeStreamOf?.(this.inbound.id) ?? false;
   }
 
-  /** A missing client capability: a local error, recorded for −32021 in the stateless era. */
-  private missing(capabilities: ClientCapabilities, message: string): Error {
-    const round = this.services.inputRound;
-    return round ? round.require(capabilities, message) : new CapabilityMissingError(message);
+  /** The era's channel back to the client, made on first use. */
+  private get client(): ClientChannel {
+    this.channel ??= this.call.channel(this.inbound);
+    return this.channel;
   }
 
-  private unavailable(what: string): CapabilityMissingError | undefined {
-    const reason = this.services.serverRequestsUnavailable;
+  private unavailable(client: ClientChannel, what: string): CapabilityMissingError | undefined {
+    const reason = client.unavailable;
     return reason === undefined ? undefined : new CapabilityMissingError(`${what}: ${reason}`);
-  }
-
-  private get services(): ContextSession {
-    return this.session as ContextSession;
   }
 }
 

@@ -1,5 +1,6 @@
 import { type InboundRequest, InvalidParamsError } from '@gantry/protocol';
-import { McpContext, type SessionInfo } from '../context/mcp-context';
+import type { ContextSession } from '../context/context-session';
+import { McpContext } from '../context/mcp-context';
 import type { ValidationIssue, ValidationOutcome } from '../schema';
 import { InputRequiredSignal } from '../stateless/input-round';
 import type { CallHandler, CanActivate, ExceptionFilter, Interceptor } from './enhancers';
@@ -43,7 +44,7 @@ export interface PipelineSpec<Out> {
 export type CompiledPipeline<Out> = (
   raw: unknown,
   inbound: InboundRequest,
-  session: SessionInfo,
+  session: ContextSession,
 ) => Out | Promise<Out>;
 
 /** Access denied by a guard: answered like an unknown item, with a message that says why. */
@@ -104,7 +105,7 @@ export function runGuards(
 export function visibleInList(
   spec: Pick<PipelineSpec<unknown>, 'kind' | 'name' | 'handlerClass' | 'handler' | 'enhancers'>,
   inbound: InboundRequest,
-  session: SessionInfo,
+  session: ContextSession,
 ): boolean | Promise<boolean> {
   const guards = spec.enhancers.guards;
   if (guards.length === 0) return true;

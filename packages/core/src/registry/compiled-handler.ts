@@ -1,5 +1,5 @@
 import type { InboundRequest } from '@gantry/protocol';
-import type { SessionInfo } from '../context/mcp-context';
+import type { ContextSession } from '../context/context-session';
 import type { CanActivate, Interceptor } from '../execution/enhancers';
 import {
   type BoundFilter,
@@ -53,7 +53,7 @@ export class CompiledHandler<Out> {
   }
 
   /** Runs one request through the pipeline. */
-  run(raw: unknown, inbound: InboundRequest, session: SessionInfo): Out | Promise<Out> {
+  run(raw: unknown, inbound: InboundRequest, session: ContextSession): Out | Promise<Out> {
     if (this.compiledAt !== this.globals.version) this.compile();
     return (this.pipeline as CompiledPipeline<Out>)(raw, inbound, session);
   }
@@ -64,7 +64,7 @@ export class CompiledHandler<Out> {
   }
 
   /** Whether a list shows this handler to the caller (its guards, in the list phase). */
-  visible(inbound: InboundRequest, session: SessionInfo): boolean | Promise<boolean> {
+  visible(inbound: InboundRequest, session: ContextSession): boolean | Promise<boolean> {
     if (this.compiledAt !== this.globals.version) this.compile();
     return visibleInList({ ...this.spec, enhancers: this.merged as ResolvedEnhancers }, inbound, session);
   }

@@ -1,5 +1,6 @@
 import type { InboundRequest } from '@gantry/protocol';
-import type { McpContext, SessionInfo } from '../context/mcp-context';
+import type { ContextSession } from '../context/context-session';
+import type { McpContext } from '../context/mcp-context';
 import type { CompiledHandler } from './compiled-handler';
 
 /** The `completion` object of a `completion/complete` result. */
@@ -64,7 +65,7 @@ export function runCompleter(
   completer: Completer,
   request: CompletionRequest,
   inbound: InboundRequest,
-  session: SessionInfo,
+  session: ContextSession,
 ): CompletionValues | Promise<CompletionValues> {
   if (completer.kind === 'static') return completeStatic(completer.values, request.value);
   return completer.handler.run(request, inbound, session);

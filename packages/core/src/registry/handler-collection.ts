@@ -1,5 +1,5 @@
 import { GantryError, type InboundRequest, LocalErrorCode } from '@gantry/protocol';
-import type { SessionInfo } from '../context/mcp-context';
+import type { ContextSession } from '../context/context-session';
 import type { CompiledHandler } from './compiled-handler';
 import { paginate } from './pagination';
 
@@ -58,7 +58,7 @@ export class HandlerCollection<
   }
 
   /** The enabled items this caller may see: guards run in the list phase when any item has some. */
-  visibleTo(inbound: InboundRequest, session: SessionInfo): readonly D[] | Promise<readonly D[]> {
+  visibleTo(inbound: InboundRequest, session: ContextSession): readonly D[] | Promise<readonly D[]> {
     const all = this.definitions();
     if (!all.some((d) => d.handler.guarded)) return all;
     return Promise.all(all.map((d) => d.handler.visible(inbound, session))).then((shown) =>
@@ -69,7 +69,7 @@ export class HandlerCollection<
   /** One page of the descriptors this caller may see. */
   page(
     inbound: InboundRequest,
-    session: SessionInfo,
+    session: ContextSession,
     cursor: unknown,
     pageSize: number,
   ): { items: object[]; nextCursor?: string } | Promise<{ items: object[]; nextCursor?: string }> {

@@ -1,3 +1,4 @@
+import type { ResourceCall } from '../execution/arguments';
 import { UriTemplate } from '../resources/uri-template';
 import { HandlerCollection } from './handler-collection';
 import type { ScanResult } from './handler-scanner';
@@ -13,6 +14,12 @@ export interface Registration {
   readonly prompts: readonly string[];
   /** Unregisters everything this registration added. */
   remove(): void;
+}
+
+/** What serves one URI: the resource or template, and what its method's parameters receive. */
+export interface ResolvedResource {
+  readonly definition: StaticResourceDefinition | ResourceTemplateDefinition;
+  readonly call: ResourceCall;
 }
 
 /**
@@ -35,6 +42,20 @@ export class Registry {
   capabilityProblem?: (kinds: { tools: boolean; resources: boolean; prompts: boolean }) => string | undefined;
 
   constructor(private readonly scan: (instance: object) => ScanResult) {}
+
+  /**
+   * What serves `uri` (`resources/read`): a static resource first, then the first template
+   * that matches, most specific first. Undefined when nothing does.
+   */
+  resolve(uri: string): ResolvedResource | undefined {
+    const fixed = this.resources.get(uri);
+    if (fixed) return { definition: fixed, call: { uri, variables: {} } };
+    for (const template of this.templates.definitions()) {
+      const variables = template.template.match(uri);
+      if (variables) return { definition: template, call: { uri, variables } };
+    }
+    return undefined;
+  }
 
   /** Registers the results of a scan (bootstrap). */
   load(result: ScanResult): void {

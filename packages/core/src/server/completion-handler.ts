@@ -7,8 +7,8 @@ import type { MethodHandler } from './method-table';
 
 const EMPTY: Result = Object.freeze({ completion: Object.freeze({ values: [] }) }) as Result;
 
-/** `completion/complete` for prompt arguments and resource-template variables. */
-export function completionHandler(registry: Registry): [string, MethodHandler] {
+/** `completion/complete` for prompt arguments and resource-template variables (both eras). */
+export function completionCompleteHandler(registry: Registry): [string, MethodHandler] {
   const complete: MethodHandler = async (params, inbound, session) => {
     const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
     const argument = params?.argument as { name?: unknown; value?: unknown } | undefined;

@@ -1,24 +1,16 @@
-import type {
-  Implementation,
-  InitializeResult,
-  JSONRPCRequest,
-  JSONRPCResponse,
-  OutboundMessage,
-  RequestOptions,
-  Result,
-  ServerCapabilities,
-  Transport,
-} from '@gantry/protocol';
 import {
-  InboundRequest,
-  InternalError,
+  type Implementation,
+  type InboundRequest,
+  type InitializeResult,
   isStatelessRequest,
-  JSONRPC_VERSION,
-  McpError,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
   Method,
-  toWireError,
+  type Result,
+  type ServerCapabilities,
+  type Transport,
 } from '@gantry/protocol';
-import type { SessionInfo } from '../context/mcp-context';
+import type { SessionInfo } from '../context/context-session';
 import type { Logger } from '../logger';
 import { DEFAULT_PAGE_SIZE } from '../registry/pagination';
 import type { Registry } from '../registry/registry';
@@ -26,29 +18,27 @@ import { cacheHintProblem } from '../stateless/cache-hint';
 import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
 import type { ConnectOptions, Exchange } from '../transports/connection-host';
-import { completionHandler } from './completion-handler';
-import { loggingHandler } from './logging-handler';
+import { completionCompleteHandler } from './completion-handler';
+import { serveExchange } from './exchange';
 import type { MethodHandler, MethodTable } from './method-table';
 import { checkParamsDepth, resolveMaxParamsDepth } from './params-depth';
 import { promptHandlers } from './prompt-handlers';
 import { resourceHandlers } from './resource-handlers';
 import type { GantryServerOptions } from './server-options';
-import { ServerSession } from './server-session';
+import { ServerSession, type SessionHost } from './server-session';
+import { type SessionMethod, sessionMethods } from './session-methods';
 import { toolHandlers } from './tool-handlers';
 
 export type { ConnectOptions } from '../transports/connection-host';
 
-const NO_SERVER_REQUESTS: Pick<InboundRequest, 'sendRequest'>['sendRequest'] = () =>
-  Promise.reject(
-    new InternalError('Internal error: a stateless-era request cannot send requests to the client'),
-  );
-
 /**
- * The protocol engine: one per application. It owns the method table (built once), the live
+ * The protocol engine: one per application. It owns the method tables (built once), the live
  * sessions, and the notifications that go to all of them (list changes, resource updates).
+ * Every request on a connection goes through `dispatch`, which routes it by era.
  */
-export class GantryServer {
-  readonly methods: MethodTable;
+export class GantryServer implements SessionHost {
+  /** Every method a session serves: those of both eras, and the session-only ones. */
+  readonly methods: MethodTable<ServerSession>;
   readonly sessions = new Set<ServerSession>();
   readonly requestTimeoutMs: number | undefined;
   /** Deepest nesting accepted in a request's params (`maxParamsDepth`). */
@@ -80,9 +70,10 @@ export class GantryServer {
     const hasPrompts = registry.prompts.size > 0 || declare.prompts === true;
 
     const capabilities: ServerCapabilities = {};
-    const methods = new Map<string, MethodHandler>();
+    // The methods of both eras; the stateless dispatcher wraps the ones it serves.
+    const shared = new Map<string, MethodHandler>();
     const add = (entries: [string, MethodHandler][]) => {
-      for (const [method, handler] of entries) methods.set(method, handler);
+      for (const [method, handler] of entries) shared.set(method, handler);
     };
     if (hasTools) {
       capabilities.tools = { listChanged: true };
@@ -97,12 +88,12 @@ export class GantryServer {
       add(promptHandlers(registry, pageSize));
     }
     capabilities.logging = {};
-    add([loggingHandler()]);
     if (hasPrompts || hasResources) {
       capabilities.completions = {};
-      add([completionHandler(registry)]);
+      add([completionCompleteHandler(registry)]);
     }
-    methods.set(Method.Ping, () => ({}));
+    const methods = new Map<string, SessionMethod>(shared);
+    for (const [method, handler] of sessionMethods(registry, hasResources)) methods.set(method, handler);
     this.methods = methods;
     this.capabilities = capabilities;
 
@@ -118,22 +109,22 @@ export class GantryServer {
       if (problem) throw new TypeError(`The cache option '${kind}' ${problem}`);
     }
     this.hub = new SubscriptionHub(capabilities);
-    this.stateless = new StatelessDispatcher(
+    this.stateless = new StatelessDispatcher({
       registry,
-      methods,
+      methods: shared,
       capabilities,
-      info,
-      options.instructions,
-      options.stateless,
-      options.cache,
-      this.hub,
-      {
+      serverInfo: info,
+      instructions: options.instructions,
+      options: options.stateless,
+      cache: options.cache,
+      hub: this.hub,
+      services: {
         resourceUpdated: (uri) => this.resourceUpdated(uri),
         resourceListChanged: () => this.resourceListChanged(),
         completeElicitation: (id) => this.completeElicitation(id),
       },
       logger,
-    );
+    });
 
     registry.capabilityProblem = (kinds) => {
       const missing = (['tools', 'resources', 'prompts'] as const).filter(
@@ -167,52 +158,27 @@ export class GantryServer {
   }
 
   /**
+   * Serves one request that arrived on a connection: a stateless-era request (one that
+   * describes itself in `_meta`, MCP 2026-07-28) goes to the stateless dispatcher on any
+   * connection; every other request to the connection's session.
+   */
+  dispatch(
+    request: JSONRPCRequest,
+    inbound: InboundRequest,
+    connection: ServerSession,
+  ): Result | Promise<Result> {
+    // Before anything walks the params recursively (validators, digests, JSON.stringify).
+    checkParamsDepth(request.method, request.params, this.maxParamsDepth);
+    if (isStatelessRequest(request)) return this.stateless.handle(request, inbound, connection);
+    return connection.serve(request, inbound);
+  }
+
+  /**
    * Serves one stateless-era request that stands alone (see `ConnectionHost.exchange`): no
    * session and no Peer, one `InboundRequest` over the exchange.
    */
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
-    const channel = {
-      notify: async (message: OutboundMessage) => {
-        await exchange.notify(
-          message.params === undefined
-            ? { jsonrpc: JSONRPC_VERSION, method: message.method }
-            : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params },
-        );
-      },
-      request: NO_SERVER_REQUESTS as <T extends Result>(m: OutboundMessage, o: RequestOptions) => Promise<T>,
-    };
-    const inbound = new InboundRequest(channel, request);
-    const signal = exchange.signal;
-    if (signal) {
-      if (signal.aborted) return Promise.resolve(undefined);
-      signal.addEventListener('abort', () => inbound.cancel(signal.reason), { once: true });
-    }
-    const answer = (
-      result: Result | undefined,
-      failed = false,
-      error?: unknown,
-    ): JSONRPCResponse | undefined => {
-      if (inbound.cancelled) return undefined;
-      if (failed) {
-        if (!(error instanceof McpError)) this.logger.error('Request handler failed:', error);
-        return { jsonrpc: JSONRPC_VERSION, id: request.id, error: toWireError(error).toJSON() };
-      }
-      return { jsonrpc: JSONRPC_VERSION, id: request.id, result: result ?? {} };
-    };
-    try {
-      checkParamsDepth(request.method, request.params, this.maxParamsDepth);
-      if (!isStatelessRequest(request)) {
-        throw new InternalError('Internal error: exchange() serves stateless-era requests only');
-      }
-      const outcome = this.stateless.handle(request, inbound, exchange);
-      if (!(outcome instanceof Promise)) return Promise.resolve(answer(outcome));
-      return outcome.then(
-        (result) => answer(result),
-        (error) => answer(undefined, true, error),
-      );
-    } catch (error) {
-      return Promise.resolve(answer(undefined, true, error));
-    }
+    return serveExchange(this, request, exchange);
   }
 
   /** The `initialize` result for the answered version. */
@@ -234,7 +200,8 @@ export class GantryServer {
     const sends: Promise<void>[] = this.hub.resourceUpdated(uri);
     for (const session of this.sessions) {
       for (const subscribed of session.subscriptions) {
-        // The updated URI may be a sub-resource of the subscribed one (2025-11-25 resources).
+        // The updated URI may be a sub-resource of the subscribed one
+        // (MCP 2025-11-25, Server Features / Resources §Subscriptions).
         if (coversUri(subscribed, uri)) {
           sends.push(session.notify(Method.ResourcesUpdated, { uri }).catch(() => undefined));
           break;

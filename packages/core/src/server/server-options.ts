@@ -1,7 +1,23 @@
 import type { Icon } from '@gantry/protocol';
 import type { Logger } from '../logger';
 import type { CacheDefaults } from '../stateless/cache-hint';
-import type { StatelessOptions } from '../stateless/stateless-dispatcher';
+
+/** Options of the stateless era (MCP 2026-07-28). */
+export interface StatelessOptions {
+  /**
+   * Key that signs `requestState` (HMAC-SHA256), at least 32 bytes. Every node that may get a
+   * retry needs the same key. Default: `GANTRY_STATE_KEY` from the environment, else a random
+   * key of this server (one node only: the first HTTP or WebSocket listener of the process
+   * warns about it, once).
+   */
+  requestStateKey?: string | Uint8Array;
+  /** How long a client has to answer an `input_required` result; default 10 minutes. */
+  requestStateTtlMs?: number;
+  /** Most `input_required` rounds one call may take; default 8. */
+  maxInputRounds?: number;
+  /** Put `serverInfo` in every result's `_meta`; default true. */
+  serverInfoInResults?: boolean;
+}
 
 /** What `GantryFactory.create` takes besides the root module. */
 export interface GantryServerOptions {

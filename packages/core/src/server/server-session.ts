@@ -1,5 +1,6 @@
 import {
   type AuthInfo,
+  CapabilityMissingError,
   type ClientCapabilities,
   fromPeer,
   type Implementation,
@@ -7,7 +8,6 @@ import {
   type InitializeResult,
   InvalidParamsError,
   InvalidRequestError,
-  isStatelessRequest,
   type JSONRPCNotification,
   type JSONRPCRequest,
   LATEST_STATELESS_PROTOCOL_VERSION,
@@ -19,31 +19,53 @@ import {
   negotiateProtocolVersion,
   Peer,
   type RequestId,
-  type RequestParams,
   type Result,
   type Root,
   StatelessMethod,
   type Transport,
 } from '@gantry/protocol';
-import type { ContextSession } from '../context/mcp-context';
+import type { ClientChannel, ClientRequestMethod, ContextSession } from '../context/context-session';
+import { LOG_LEVELS } from '../context/log-levels';
+import type { Logger } from '../logger';
 import type { StreamControls } from '../transports/connection-host';
-import type { GantryServer } from './gantry-server';
-import { checkParamsDepth } from './params-depth';
+import type { MethodTable } from './method-table';
 
 export type { StreamControls } from '../transports/connection-host';
 
-type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
-
-const EMPTY_RESULT: Result = Object.freeze({}) as Result;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * What a session needs of the server that hosts it: the method table, the limits, the
+ * `initialize` result, the notifications that fan out to other connections, and `dispatch`,
+ * which routes each request by era (a stateless-era request may arrive on any connection).
+ */
+export interface SessionHost {
+  /** Every method a session serves, session-only ones included. */
+  readonly methods: MethodTable<ServerSession>;
+  readonly logger: Logger;
+  /** Timeout of requests sent to the client; undefined: the Peer's default. */
+  readonly requestTimeoutMs: number | undefined;
+  /** The `initialize` result for the answered version. */
+  initializeResult(protocolVersion: string): InitializeResult;
+  /** Serves one request that arrived on `session`, whichever era it belongs to. */
+  dispatch(
+    request: JSONRPCRequest,
+    inbound: InboundRequest,
+    session: ServerSession,
+  ): Result | Promise<Result>;
+  resourceUpdated(uri: string): Promise<void>;
+  resourceListChanged(): void;
+  completeElicitation(elicitationId: string): Promise<boolean>;
+  /** Remembers that `session` started URL elicitation `elicitationId`. */
+  rememberElicitation(elicitationId: string, session: ServerSession): void;
+  /** The client of `session` said its roots changed. */
+  rootsChanged(session: ServerSession): void;
 }
+
+type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
 
 /**
  * One client connection in the session era: the `initialize` handshake, the negotiated
- * version and capabilities, and dispatch of every later request through the server's method
- * table. On stdio the process is the session.
+ * version and capabilities, and the session-era requests its host routes back to it. On stdio
+ * the process is the session.
  */
 export class ServerSession implements ContextSession {
   readonly era = 'session' as const;
@@ -65,7 +87,7 @@ export class ServerSession implements ContextSession {
   serverRequestsUnavailable: string | undefined;
 
   constructor(
-    private readonly server: GantryServer,
+    private readonly host: SessionHost,
     /**
      * Who the caller is, when the transport authenticated it. HTTP verifies every request and
      * updates it, so a stepped-up token's scopes are seen at once.
@@ -75,13 +97,13 @@ export class ServerSession implements ContextSession {
     private readonly streams?: StreamControls,
   ) {
     this.peer = new Peer({
-      onRequest: (request, inbound) => this.handle(request, inbound),
+      onRequest: (request, inbound) => host.dispatch(request, inbound, this),
       onNotification: (notification) => this.notification(notification),
       // 2025-03-26 is the only revision with JSON-RPC batches.
       acceptBatch: () => this.state === 'ready' && this.behaviourVersion === '2025-03-26',
-      onError: (error) => server.logger.error('Connection error:', error),
+      onError: (error) => host.logger.error('Connection error:', error),
       onClose: () => this.closed(),
-      requestTimeoutMs: server.requestTimeoutMs,
+      requestTimeoutMs: host.requestTimeoutMs,
     });
   }
 
@@ -103,6 +125,43 @@ export class ServerSession implements ContextSession {
     this.clientCapabilities = {};
     this.serverRequestsUnavailable = reason;
     this.state = 'ready';
+  }
+
+  /**
+   * @internal Serves one session-era request (the host routed it here): before `initialize`
+   * only `initialize` and `ping` (MCP 2025-11-25, Basic / Lifecycle §Initialization), then the
+   * method table.
+   */
+  serve(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
+    const method = request.method;
+    if (method === StatelessMethod.ServerDiscover || method === StatelessMethod.SubscriptionsListen) {
+      throw new InvalidParamsError(
+        `Invalid params: ${method} is a ${LATEST_STATELESS_PROTOCOL_VERSION} method; its _meta must carry "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}"`,
+      );
+    }
+    if (this.state !== 'ready' && method !== Method.Initialize && method !== Method.Ping) {
+      throw new InvalidRequestError(
+        `Invalid request: "${method}" was sent before initialization; send "initialize" first`,
+      );
+    }
+    const handler = this.host.methods.get(method);
+    if (handler) return handler(request.params, inbound, this);
+    throw new MethodNotFoundError(`Method not found: ${method}`, { method });
+  }
+
+  /** @internal `initialize` was valid: the session is ready with what the client sent. */
+  initialized(
+    protocolVersion: string,
+    clientInfo: Implementation,
+    capabilities: ClientCapabilities,
+  ): InitializeResult {
+    const negotiated = negotiateProtocolVersion(protocolVersion);
+    this.protocolVersion = negotiated.answered;
+    this.behaviourVersion = negotiated.behaviour;
+    this.clientInfo = clientInfo;
+    this.clientCapabilities = capabilities;
+    this.state = 'ready';
+    return this.host.initializeResult(negotiated.answered);
   }
 
   /** Closes the connection carrying `requestId`'s stream, when the transport can (SSE polling). */
@@ -131,8 +190,52 @@ export class ServerSession implements ContextSession {
     else this.closeListeners.add(listener);
   }
 
+  /** Every message until the client sets a level with `logging/setLevel`; then that level and above. */
+  logs(level: LoggingLevel): boolean {
+    const threshold = this.logLevel;
+    return threshold === undefined || LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
+  }
+
+  /** The channel back to the client for one request: requests over this connection, related to it. */
+  channel(inbound: InboundRequest): ClientChannel {
+    return {
+      unavailable: this.serverRequestsUnavailable,
+      request: <T extends Result>(
+        method: ClientRequestMethod,
+        params: Record<string, unknown>,
+        options?: { timeoutMs?: number },
+      ) => {
+        // A URL elicitation's completion is sent to the session that started it.
+        if (method === Method.ElicitationCreate && typeof params.elicitationId === 'string') {
+          this.host.rememberElicitation(params.elicitationId, this);
+        }
+        return inbound.sendRequest<T>({ method, params }, options).catch(fromPeer(method));
+      },
+      missing: (_capabilities, message) => new CapabilityMissingError(message),
+      roots: () => this.listRoots(inbound),
+    };
+  }
+
+  resourceUpdated(uri: string): Promise<void> {
+    return this.host.resourceUpdated(uri);
+  }
+
+  resourceListChanged(): void {
+    this.host.resourceListChanged();
+  }
+
+  completeElicitation(elicitationId: string): Promise<boolean> {
+    return this.host.completeElicitation(elicitationId);
+  }
+
+  /** Sends a notification to this client (if the session is initialized and open). */
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.state !== 'ready') return Promise.resolve();
+    return this.peer.notify(params === undefined ? { method } : { method, params });
+  }
+
   /** `roots/list`, cached until the client says its roots changed. */
-  listRoots(inbound: InboundRequest): Promise<Root[]> {
+  private listRoots(inbound: InboundRequest): Promise<Root[]> {
     if (!this.rootsCache) {
       const pending = inbound
         .sendRequest<ListRootsResult>({ method: Method.RootsList })
@@ -146,88 +249,6 @@ export class ServerSession implements ContextSession {
     return this.rootsCache;
   }
 
-  resourceUpdated(uri: string): Promise<void> {
-    return this.server.resourceUpdated(uri);
-  }
-
-  resourceListChanged(): void {
-    this.server.resourceListChanged();
-  }
-
-  completeElicitation(elicitationId: string): Promise<boolean> {
-    return this.server.completeElicitation(elicitationId);
-  }
-
-  rememberElicitation(elicitationId: string): void {
-    this.server.rememberElicitation(elicitationId, this);
-  }
-
-  /** Sends a notification to this client (if the session is initialized and open). */
-  notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    if (this.state !== 'ready') return Promise.resolve();
-    return this.peer.notify(params === undefined ? { method } : { method, params });
-  }
-
-  private handle(request: JSONRPCRequest, inbound: InboundRequest): Result | Promise<Result> {
-    const method = request.method;
-    // Before anything walks the params recursively (validators, digests, JSON.stringify).
-    checkParamsDepth(method, request.params, this.server.maxParamsDepth);
-    // 2026-07-28: a request that describes itself in _meta is served statelessly, on any connection.
-    if (isStatelessRequest(request)) return this.server.stateless.handle(request, inbound, this);
-    if (method === StatelessMethod.ServerDiscover || method === StatelessMethod.SubscriptionsListen) {
-      throw new InvalidParamsError(
-        `Invalid params: ${method} is a ${LATEST_STATELESS_PROTOCOL_VERSION} method; its _meta must carry "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}"`,
-      );
-    }
-    if (this.state !== 'ready') {
-      if (method === Method.Initialize) return this.initialize(request.params);
-      // 2025-11-25 lifecycle: only ping may precede the initialize response.
-      if (method === Method.Ping) return EMPTY_RESULT;
-      throw new InvalidRequestError(
-        `Invalid request: "${method}" was sent before initialization; send "initialize" first`,
-      );
-    }
-    const handler = this.server.methods.get(method);
-    if (handler) return handler(request.params, inbound, this);
-    if (method === Method.Initialize) {
-      throw new InvalidRequestError(
-        'Invalid request: the session is already initialized; "initialize" may be sent only once',
-      );
-    }
-    throw new MethodNotFoundError(`Method not found: ${method}`, { method });
-  }
-
-  private initialize(params: RequestParams | undefined): InitializeResult {
-    if (!isObject(params)) {
-      throw new InvalidParamsError(
-        'Invalid params: initialize needs { protocolVersion, capabilities, clientInfo }',
-      );
-    }
-    if (typeof params.protocolVersion !== 'string') {
-      throw new InvalidParamsError('Invalid params: initialize needs "protocolVersion" as a string');
-    }
-    if (!isObject(params.capabilities)) {
-      throw new InvalidParamsError('Invalid params: initialize needs "capabilities" as an object');
-    }
-    const clientInfo = params.clientInfo;
-    if (
-      !isObject(clientInfo) ||
-      typeof clientInfo.name !== 'string' ||
-      typeof clientInfo.version !== 'string'
-    ) {
-      throw new InvalidParamsError(
-        'Invalid params: initialize needs "clientInfo" with string "name" and "version"',
-      );
-    }
-    const negotiated = negotiateProtocolVersion(params.protocolVersion);
-    this.protocolVersion = negotiated.answered;
-    this.behaviourVersion = negotiated.behaviour;
-    this.clientInfo = clientInfo as unknown as Implementation;
-    this.clientCapabilities = params.capabilities as ClientCapabilities;
-    this.state = 'ready';
-    return this.server.initializeResult(negotiated.answered);
-  }
-
   private notification(notification: JSONRPCNotification): void {
     if (notification.method === Method.Initialized) {
       this.initializedNotified = true;
@@ -235,7 +256,7 @@ export class ServerSession implements ContextSession {
     }
     if (notification.method === Method.RootsListChanged) {
       this.rootsCache = undefined;
-      this.server.rootsChanged(this);
+      this.host.rootsChanged(this);
     }
   }
 

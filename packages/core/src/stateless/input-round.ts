@@ -1,11 +1,17 @@
 import {
   CapabilityMissingError,
   type ClientCapabilities,
+  type CreateMessageRequestParams,
   GantryError,
   type InputRequest,
   type InputRequests,
+  type ListRootsResult,
   LocalErrorCode,
+  Method,
+  type Result,
+  type Root,
 } from '@gantry/protocol';
+import type { ClientChannel, ClientRequestMethod } from '../context/context-session';
 
 /**
  * Thrown out of `ctx.elicit()`, `ctx.sample()` and `ctx.roots()` on a stateless-era request
@@ -26,16 +32,19 @@ export class InputRequiredSignal extends GantryError {
 
 /**
  * The input side of one try of a multi round-trip request: the answers the client gave so far
- * (replayed to the handler in order) and the requests this try still needs.
+ * (replayed to the handler in order) and the requests this try still needs. It is the
+ * stateless era's channel back to the client: asking for input records an input request.
  */
-export class InputRound {
+export class InputRound implements ClientChannel {
+  /** Never: a stateless-era call asks through its result (whether it may is `allowed`). */
+  readonly unavailable = undefined;
   private cursor = 0;
   /** Input requests of this try, by key, in the order the handler made them (made on the first). */
   private pending?: Map<string, InputRequest>;
   /** Capabilities the handler needed that the request did not declare. */
-  missing?: ClientCapabilities;
+  lacking?: ClientCapabilities;
   /** What the handler was told when it asked without them. */
-  missingMessage?: string;
+  lackingMessage?: string;
 
   constructor(
     private readonly answers: readonly unknown[],
@@ -68,10 +77,31 @@ export class InputRound {
     return Promise.reject(new InputRequiredSignal(key));
   }
 
+  /** `ClientChannel.request`: an input request of this round (see `next`). */
+  request<T extends Result>(method: ClientRequestMethod, params: Record<string, unknown>): Promise<T> {
+    if (method === Method.SamplingCreateMessage) {
+      return this.next<T>({ method, params: params as unknown as CreateMessageRequestParams });
+    }
+    if (params.mode === 'url') {
+      // URL-mode params are { mode, message, url } (MCP 2026-07-28, Client Features /
+      // Elicitation): no elicitationId on the wire; the retry tells the handler the user's choice.
+      const { elicitationId: _, ...wire } = params;
+      return this.next<T>({ method, params: wire });
+    }
+    return this.next<T>({ method, params });
+  }
+
+  /** `ClientChannel.roots`: `roots/list` as an input request. */
+  roots(): Promise<Root[]> {
+    return this.next<ListRootsResult>({ method: Method.RootsList }).then((result) =>
+      Array.isArray(result?.roots) ? result.roots : [],
+    );
+  }
+
   /** Records a capability the handler needed; the request then fails with −32021 unless the handler recovers. */
-  require(capabilities: ClientCapabilities, message: string): CapabilityMissingError {
-    this.missing = { ...this.missing, ...capabilities };
-    this.missingMessage ??= message;
+  missing(capabilities: ClientCapabilities, message: string): CapabilityMissingError {
+    this.lacking = { ...this.lacking, ...capabilities };
+    this.lackingMessage ??= message;
     return new CapabilityMissingError(message);
   }
 

@@ -4,13 +4,13 @@ import type {
   Implementation,
   InboundRequest,
   LoggingLevel,
-  RequestId,
-  Root,
 } from '@gantry/protocol';
-import type { ContextSession } from '../context/mcp-context';
-import type { InputRound } from './input-round';
+import type { ContextSession } from '../context/context-session';
+import { LOG_LEVELS } from '../context/log-levels';
+import { InputRound } from './input-round';
+import type { RequestMeta } from './request-meta';
 
-/** What a stateless-era call needs of the server. */
+/** What a stateless-era call needs of the server: its fan-out notifications. */
 export interface StatelessServices {
   resourceUpdated(uri: string): Promise<void>;
   resourceListChanged(): void;
@@ -20,28 +20,46 @@ export interface StatelessServices {
 const UNKNOWN_CLIENT: Implementation = Object.freeze({ name: 'unknown-client', version: '' });
 
 /**
- * The session view of one stateless-era request (2026-07-28): version, capabilities, client
- * and log level come from the request's own `_meta`, nothing from earlier requests. Handlers
- * see it through `ctx` exactly as they see a session.
+ * One stateless-era request (MCP 2026-07-28) as its handlers see it: version, capabilities,
+ * client and log level come from the request's own `_meta`, nothing from earlier requests.
+ * Its channel back to the client is the current input round.
  */
 export class StatelessCall implements ContextSession {
   readonly era = 'stateless' as const;
+  readonly protocolVersion: string;
   readonly behaviourVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation;
-  /** Set for the methods that may return `input_required`. */
-  inputRound?: InputRound;
+  /** `_meta["io.modelcontextprotocol/logLevel"]`: without it the request gets no log messages. */
+  readonly logLevel: LoggingLevel | undefined;
+  /** Set by the round trips for each try of `tools/call`, `prompts/get` and `resources/read`. */
+  private current?: InputRound;
 
   constructor(
-    readonly protocolVersion: string,
-    readonly clientCapabilities: ClientCapabilities,
-    clientInfo: Implementation | undefined,
-    readonly logLevel: LoggingLevel | undefined,
+    readonly method: string,
+    meta: RequestMeta,
     /** The connection the request arrived on. */
     readonly connection: { readonly auth?: AuthInfo },
     private readonly services: StatelessServices,
   ) {
-    this.behaviourVersion = protocolVersion;
-    this.clientInfo = clientInfo ?? UNKNOWN_CLIENT;
+    this.protocolVersion = meta.protocolVersion;
+    this.behaviourVersion = meta.protocolVersion;
+    this.clientCapabilities = meta.clientCapabilities;
+    this.clientInfo = meta.clientInfo ?? UNKNOWN_CLIENT;
+    this.logLevel = meta.logLevel;
+  }
+
+  /**
+   * The input side of the current try. Outside `tools/call`, `prompts/get` and
+   * `resources/read` it refuses to ask: only those may return `input_required`.
+   */
+  get round(): InputRound {
+    this.current ??= new InputRound([], false, this.method);
+    return this.current;
+  }
+
+  set round(round: InputRound) {
+    this.current = round;
   }
 
   /** Who is calling, when the transport authenticated it (read at request time). */
@@ -49,9 +67,13 @@ export class StatelessCall implements ContextSession {
     return this.connection.auth;
   }
 
-  listRoots(_inbound: InboundRequest): Promise<Root[]> {
-    // ctx.roots() goes through the input round in this era.
-    return Promise.resolve([]);
+  logs(level: LoggingLevel): boolean {
+    const threshold = this.logLevel;
+    return threshold !== undefined && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
+  }
+
+  channel(_inbound: InboundRequest): InputRound {
+    return this.round;
   }
 
   resourceUpdated(uri: string): Promise<void> {
@@ -62,15 +84,7 @@ export class StatelessCall implements ContextSession {
     this.services.resourceListChanged();
   }
 
-  rememberElicitation(_elicitationId: string): void {
-    // No notifications/elicitation/complete in this era: the client retries instead.
-  }
-
   completeElicitation(elicitationId: string): Promise<boolean> {
     return this.services.completeElicitation(elicitationId);
-  }
-
-  closeStreamOf(_requestId: RequestId): boolean {
-    return false;
   }
 }

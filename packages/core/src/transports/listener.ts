@@ -1,22 +1,12 @@
-import type { GantryApplication } from '../application/gantry-application';
-import type { GantryServer } from '../server/gantry-server';
 import type { ConnectionHost } from './connection-host';
 
 /**
- * What an application hands to a listener.
- * @deprecated Transitional: listeners take a `ConnectionHost`; `app` and `server` go away.
- */
-export interface ListenHost extends ConnectionHost {
-  /** The application being served. */
-  readonly app: GantryApplication;
-  readonly server: GantryServer;
-}
-
-/**
  * A way of accepting connections: `stdio()`, the HTTP and WebSocket listeners.
- * `app.listen(listener)` starts it; `app.close()` closes it.
+ * `app.listen(listener)` starts it with the app's `ConnectionHost`; `app.close()` closes it.
+ * (During the transition the host `app.listen` passes is a `ListenHost`, which also carries
+ * `app` and `server`.)
  */
 export interface McpListener {
-  listen(host: ListenHost): Promise<void>;
+  listen(host: ConnectionHost): Promise<void>;
   close(): Promise<void>;
 }

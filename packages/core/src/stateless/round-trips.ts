@@ -1,0 +1,218 @@
+import {
+  type InputRequests,
+  InternalError,
+  InvalidParamsError,
+  Method,
+  MissingRequiredClientCapabilityError,
+  type RequestParams,
+  type Result,
+  UrlElicitationRequiredError,
+} from '@gantry/protocol';
+import type { MethodHandler } from '../server/method-table';
+import { InputRound } from './input-round';
+import { principalDigest, RequestStateCodec } from './request-state';
+import { type ResultHints, withHint } from './result-hints';
+import type { StatelessCall } from './stateless-call';
+
+type Salient = (params: RequestParams | undefined) => unknown;
+
+/**
+ * The methods that may return `input_required` (MCP 2026-07-28, multi round-trip requests),
+ * with the salient params a `requestState` is bound to.
+ */
+const SALIENT: Record<string, Salient> = {
+  [Method.ToolsCall]: (p) => ({ name: p?.name, arguments: p?.arguments ?? {} }),
+  [Method.PromptsGet]: (p) => ({ name: p?.name, arguments: p?.arguments ?? {} }),
+  [Method.ResourcesRead]: (p) => ({ uri: p?.uri }),
+};
+
+/** The prefix of input-request keys that stand for a thrown `UrlElicitationRequiredError`. */
+const URL_KEY = 'url-';
+
+const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One try of a round-trip method: the request, and the round its handler asked through. */
+interface Attempt {
+  readonly method: string;
+  readonly salient: Salient;
+  readonly params: RequestParams | undefined;
+  readonly call: StatelessCall;
+  readonly round: InputRound;
+  /** Rounds taken before this try. */
+  readonly rounds: number;
+}
+
+/** How the handler of one try settled. */
+type Settled =
+  | { readonly failed: false; readonly result: Result }
+  | { readonly failed: true; readonly failure: unknown };
+
+/** What the round trips need of the dispatcher. */
+export interface RoundTripOptions {
+  readonly codec: RequestStateCodec;
+  /** `stateless.maxInputRounds`. */
+  readonly maxRounds: number;
+  readonly hints: ResultHints;
+}
+
+/**
+ * Multi round-trip requests (MCP 2026-07-28): a handler that asks the client for input ends
+ * its try with `input_required`, and runs again when the client retries with the answers and
+ * the signed `requestState`.
+ */
+export class RoundTrips {
+  constructor(private readonly options: RoundTripOptions) {}
+
+  /**
+   * Wraps `tools/call`, `prompts/get` or `resources/read`: replays the answers in
+   * `requestState` + `inputResponses`, runs the handler, and answers `input_required` when the
+   * handler asked for input it does not have yet.
+   */
+  wrap(method: string, base: MethodHandler): MethodHandler<StatelessCall> {
+    const salient = SALIENT[method];
+    return (params, inbound, call) => {
+      const replay =
+        params?.requestState !== undefined || params?.inputResponses !== undefined
+          ? this.replay(method, salient, params, call)
+          : undefined;
+      const round = new InputRound(replay?.answers ?? NO_ANSWERS, true, method);
+      call.round = round;
+      const attempt: Attempt = { method, salient, params, call, round, rounds: replay?.rounds ?? 0 };
+      let outcome: Result | Promise<Result>;
+      try {
+        outcome = base(params, inbound, call);
+      } catch (failure) {
+        return this.afterTry(attempt, { failed: true, failure });
+      }
+      // A synchronous handler is answered synchronously: no promise on the hot path.
+      if (!(outcome instanceof Promise)) return this.afterTry(attempt, { failed: false, result: outcome });
+      return outcome.then(
+        (result) => this.afterTry(attempt, { failed: false, result }),
+        (failure) => this.afterTry(attempt, { failed: true, failure }),
+      );
+    };
+  }
+
+  /** Opens the echoed `requestState` and appends the answers of this retry, in order. */
+  private replay(
+    method: string,
+    salient: Salient,
+    params: RequestParams | undefined,
+    call: StatelessCall,
+  ): { answers: unknown[]; rounds: number } {
+    const responses = params?.inputResponses;
+    const state = params?.requestState;
+    if (state === undefined) {
+      throw new InvalidParamsError(
+        'Invalid params: "inputResponses" came without "requestState"; echo the requestState of the input_required result',
+      );
+    }
+    const prior = this.options.codec.open(
+      state,
+      method,
+      RequestStateCodec.digest(method, salient(params)),
+      principalDigest(call.auth),
+    );
+    if (!isObject(responses)) {
+      throw new InvalidParamsError(
+        `Invalid params: the retry must carry "inputResponses" answering ${prior.expected.map((k) => JSON.stringify(k)).join(', ')}`,
+      );
+    }
+    const given: unknown[] = [];
+    for (const key of prior.expected) {
+      if (!isObject(responses[key])) {
+        throw new InvalidParamsError(
+          `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
+        );
+      }
+      const problem = answerProblem(key, responses[key] as Record<string, unknown>);
+      if (problem) {
+        throw new InvalidParamsError(
+          `Invalid params: the answer to the input request ${JSON.stringify(key)} ${problem}`,
+        );
+      }
+      // Answers to a thrown UrlElicitationRequiredError are consent only: the handler checks its own state.
+      if (!key.startsWith(URL_KEY)) given.push(responses[key]);
+    }
+    return { answers: [...prior.answers, ...given], rounds: prior.rounds };
+  }
+
+  /** What one try of a round-trip method answers, once its handler settled. */
+  private afterTry(attempt: Attempt, settled: Settled): Result {
+    const { method, round, rounds, call, params } = attempt;
+    if (round.hasPending) return this.inputRequired(attempt, round.inputRequests);
+    // The handler needed a capability the request did not declare, and did not recover.
+    if (
+      round.lacking &&
+      (settled.failed || (settled.result as { isError?: unknown } | undefined)?.isError === true)
+    ) {
+      throw new MissingRequiredClientCapabilityError(
+        `Missing required client capability: ${round.lackingMessage ?? `${method} needs client capabilities this request did not declare`}`,
+        { requiredCapabilities: round.lacking },
+      );
+    }
+    if (settled.failed) {
+      const failure = settled.failure;
+      // 2026-07-28 retired −32042: the URL elicitations become input requests of this result.
+      if (failure instanceof UrlElicitationRequiredError && failure.elicitations.length > 0) {
+        return this.inputRequired(attempt, urlInputRequests(rounds + 1, failure));
+      }
+      throw failure;
+    }
+    if (method === Method.ResourcesRead && settled.result) {
+      return withHint(settled.result, this.options.hints.forRead(String(params?.uri), call.auth));
+    }
+    return settled.result;
+  }
+
+  /** Ends a try with `input_required`: the requests, and a state for the retry. */
+  private inputRequired(attempt: Attempt, inputRequests: InputRequests): Result {
+    const { method, salient, params, call, round, rounds } = attempt;
+    const { codec, maxRounds } = this.options;
+    if (rounds + 1 > maxRounds) {
+      throw new InternalError(
+        `Internal error: ${method} asked the client for input more than ${maxRounds} times (stateless.maxInputRounds)`,
+      );
+    }
+    const requestState = codec.issue(
+      method,
+      RequestStateCodec.digest(method, salient(params)),
+      principalDigest(call.auth),
+      { answers: round.gathered, expected: Object.keys(inputRequests), rounds: rounds + 1 },
+    );
+    return { resultType: 'input_required', inputRequests, requestState } as Result;
+  }
+}
+
+/** The input requests for the URL elicitations a handler threw (the session era's −32042). */
+function urlInputRequests(round: number, error: UrlElicitationRequiredError): InputRequests {
+  const requests: InputRequests = {};
+  error.elicitations.forEach((elicitation, i) => {
+    requests[`${URL_KEY}${round}-${i + 1}`] = {
+      method: Method.ElicitationCreate,
+      params: { mode: 'url', message: elicitation.message, url: elicitation.url },
+    };
+  });
+  return requests;
+}
+
+/** What is wrong with the shape of an answer, judged by the kind of input request it answers. */
+function answerProblem(key: string, answer: Record<string, unknown>): string | undefined {
+  if (key.startsWith('elicitation-') || key.startsWith(URL_KEY)) {
+    const action = answer.action;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+      return `needs "action": "accept", "decline" or "cancel" (an ElicitResult), got ${JSON.stringify(action)}`;
+    if (answer.content !== undefined && !isObject(answer.content))
+      return 'has a "content" that is not an object';
+  } else if (key.startsWith('sampling-')) {
+    if (typeof answer.role !== 'string' || typeof answer.content !== 'object' || answer.content === null)
+      return 'needs "role" and "content" (a CreateMessageResult)';
+  } else if (key.startsWith('roots-')) {
+    if (!Array.isArray(answer.roots)) return 'needs "roots", an array (a ListRootsResult)';
+  }
+  return undefined;
+}
