@@ -3,6 +3,7 @@ import {
   type Implementation,
   InvalidParamsError,
   InvalidRequestError,
+  isObject,
   Method,
   ResourceNotFoundError,
   type Result,
@@ -15,10 +16,6 @@ import type { ServerSession } from './server-session';
 
 /** A method only a session has: it reads or changes the state of its connection. */
 export type SessionMethod = MethodHandler<ServerSession>;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `initialize` (MCP 2025-11-25, Basic / Lifecycle §Initialization): once per session. */
 const initialize: SessionMethod = (params, _inbound, session) => {

@@ -2,6 +2,7 @@ import {
   type ClientCapabilities,
   type Implementation,
   InvalidParamsError,
+  isObject,
   type LoggingLevel,
   MetaKey,
   type RequestParams,
@@ -17,10 +18,6 @@ export interface RequestMeta {
   /** Without it the request gets no log messages. */
   readonly logLevel: LoggingLevel | undefined;
   readonly clientInfo: Implementation | undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

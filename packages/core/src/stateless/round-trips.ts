@@ -2,6 +2,7 @@ import {
   type InputRequests,
   InternalError,
   InvalidParamsError,
+  isObject,
   Method,
   MissingRequiredClientCapabilityError,
   type RequestParams,
@@ -30,10 +31,6 @@ const SALIENT: Record<string, Salient> = {
 const URL_KEY = 'url-';
 
 const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** One try of a round-trip method: the request, and the round its handler asked through. */
 interface Attempt {
