@@ -206,7 +206,8 @@ export class SseWriter {
 
   private prime(): void {
     const store = this.options.eventStore;
-    // 2025-11-25: an id'd event with empty data first, so the client can resume at once.
+    // An id'd event with empty data first, so the client can resume at once (MCP 2025-11-25,
+    // Basic / Transports / Streamable HTTP).
     if (!store) {
       this.raw(sseEvent({ retry: this.options.retryMs }));
       return;
