@@ -1,7 +1,8 @@
 import type { ConnectionHost, McpListener } from '@gantry/core';
 import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { GantryMcpOptions } from './options';
-import { serveMcp } from './plugin';
+import { PLUGIN_META, serveMcp } from './plugin';
 import { resolveOptions } from './resolve-options';
 
 /** Options of the standalone HTTP listener: where to listen, plus the plugin's options. */
@@ -44,9 +45,12 @@ export function http(options: HttpListenerOptions = {}): HttpListener {
     async listen(connectionHost: ConnectionHost): Promise<void> {
       // Long-lived SSE connections must not hold up app.close().
       fastify = Fastify({ logger: false, forceCloseConnections: true });
-      // An encapsulated context, as `gantryMcp` registers itself, serving the host handed over.
-      await fastify.register(async (instance) =>
-        serveMcp(instance, resolveOptions(pluginOptions, connectionHost)),
+      // Registered as `gantryMcp` registers itself, but serving the host handed over.
+      await fastify.register(
+        fp(
+          async (instance) => serveMcp(instance, resolveOptions(pluginOptions, connectionHost)),
+          PLUGIN_META,
+        ),
       );
       await fastify.listen({ host, port });
       const address = fastify.server.address();

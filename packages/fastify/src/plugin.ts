@@ -54,6 +54,9 @@ export async function serveMcp(fastify: FastifyInstance, options: ResolvedOption
   fastify.addHook('preClose', async () => context.close());
 }
 
+/** @internal How the endpoint registers itself: named, for Fastify 5, encapsulated. */
+export const PLUGIN_META = { name: '@gantry/fastify', fastify: '5.x', encapsulate: true } as const;
+
 async function gantryMcpPlugin(fastify: FastifyInstance, options: GantryMcpOptions): Promise<void> {
   await serveMcp(fastify, resolveOptions(options));
 }
@@ -70,4 +73,4 @@ async function gantryMcpPlugin(fastify: FastifyInstance, options: GantryMcpOptio
  * await fastify.listen({ host: '127.0.0.1', port: 3000 });
  * ```
  */
-export const gantryMcp = fp(gantryMcpPlugin, { name: '@gantry/fastify', fastify: '5.x', encapsulate: true });
+export const gantryMcp = fp(gantryMcpPlugin, PLUGIN_META);
