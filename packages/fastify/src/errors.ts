@@ -21,3 +21,21 @@ export function sendError(
     .header('content-type', 'application/json')
     .send(JSON.stringify(errorBody(code, message, id, data)));
 }
+
+/**
+ * An HTTP failure that is answered with a JSON-RPC error body: thrown where Fastify expects an
+ * error (content-type parsers) and turned into a response by the plugin's error handler.
+ */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+
+  constructor(
+    /** The HTTP status. */
+    readonly statusCode: number,
+    /** The JSON-RPC error code of the body. */
+    readonly mcpCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

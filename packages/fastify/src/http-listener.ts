@@ -1,7 +1,9 @@
-import type { ListenHost, McpListener } from '@gantry/core';
+import type { ConnectionHost, McpListener } from '@gantry/core';
 import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { GantryMcpOptions } from './options';
-import { gantryMcp } from './plugin';
+import { PLUGIN_META, serveMcp } from './plugin';
+import { resolveOptions } from './resolve-options';
 
 /** Options of the standalone HTTP listener: where to listen, plus the plugin's options. */
 export interface HttpListenerOptions extends Omit<GantryMcpOptions, 'app'> {
@@ -40,18 +42,23 @@ export function http(options: HttpListenerOptions = {}): HttpListener {
     get url() {
       return url;
     },
-    async listen(listenHost: ListenHost): Promise<void> {
-      const app = listenHost.app;
+    async listen(connectionHost: ConnectionHost): Promise<void> {
       // Long-lived SSE connections must not hold up app.close().
       fastify = Fastify({ logger: false, forceCloseConnections: true });
-      await fastify.register(gantryMcp, { ...pluginOptions, app });
+      // Registered as `gantryMcp` registers itself, but serving the host handed over.
+      await fastify.register(
+        fp(
+          async (instance) => serveMcp(instance, resolveOptions(pluginOptions, connectionHost)),
+          PLUGIN_META,
+        ),
+      );
       await fastify.listen({ host, port });
       const address = fastify.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = host.includes(':') ? `[${host}]` : host;
       url = `http://${shownHost}:${actualPort}${pluginOptions.path ?? '/mcp'}`;
       if (onListening) onListening(url);
-      else listenHost.logger.info(`MCP server listening on ${url}`);
+      else connectionHost.logger.info(`MCP server listening on ${url}`);
     },
     async close(): Promise<void> {
       await fastify?.close();

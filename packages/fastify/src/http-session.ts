@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ServerSession } from '@gantry/core';
+import type { Connection } from '@gantry/core';
 import {
   type AuthInfo,
   cancelledRequestIdOf,
@@ -13,8 +13,8 @@ import {
 } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
-import { RequestStream, type RequestStreamOptions, type ResponseMode } from './request-stream';
-import { SSE_HEADERS, SseWriter, type SseWriterOptions } from './sse-writer';
+import { RequestStream, type ResponseMode } from './request-stream';
+import { openSseResponse, SseWriter, type SseWriterOptions, sseEvent } from './sse-writer';
 
 export interface HttpSessionOptions {
   readonly responseMode: ResponseMode;
@@ -25,9 +25,10 @@ export interface HttpSessionOptions {
   readonly maxQueuedBytes: number;
   /** Told why a connection was closed because its client does not read. */
   readonly onOverflow?: (reason: string) => void;
-  /** Unrelated messages kept while no GET stream is open. */
-  readonly outboxLimit: number;
 }
+
+/** Unrelated messages kept while no GET stream is open (the oldest are dropped). */
+const OUTBOX_LIMIT = 1000;
 
 /** A new random id: 144 bits from the CSPRNG, URL-safe (visible ASCII, as MCP requires). */
 export function newId(bytes = 18): string {
@@ -44,7 +45,8 @@ function isResponse(message: JSONRPCMessage): boolean {
  * carried the request it belongs to, or else the standalone GET stream.
  */
 export class HttpSession implements Transport {
-  server?: ServerSession;
+  /** The application's side of the session, once connected. */
+  connection?: Connection;
   lastSeen = Date.now();
   private sink?: TransportSink;
   private closed = false;
@@ -60,7 +62,7 @@ export class HttpSession implements Transport {
   private delivering?: RequestStream;
 
   constructor(
-    /** The `Mcp-Session-Id`; undefined in stateless mode. */
+    /** The `Mcp-Session-Id`; undefined in stateless mode (each POST stands alone). */
     readonly id: string | undefined,
     /** Who opened the session, when auth is on: later requests must come from the same principal. */
     readonly principal: string | undefined,
@@ -99,26 +101,28 @@ export class HttpSession implements Transport {
     value: unknown,
     requestIds: readonly RequestId[],
     reply: FastifyReply,
-    stepUp?: (error: { message: string; data?: unknown }) => boolean,
-    answer: RequestStreamOptions & { responseMode?: ResponseMode; answered?: boolean } = {},
+    answer: {
+      /** Answers an insufficient-scope error with an HTTP 403 challenge; true when it did. */
+      readonly stepUp?: (error: { message: string; data?: unknown }) => boolean;
+      readonly answered?: boolean;
+    } = {},
   ): RequestStream | undefined {
     this.lastSeen = Date.now();
     let stream: RequestStream | undefined;
     if (requestIds.length > 0 || answer.answered) {
-      stream = new RequestStream(
+      stream = new RequestStream({
         reply,
-        requestIds,
-        answer.responseMode ?? this.options.responseMode,
-        this.sseOptions,
-        () => newId(9),
-        (writer, owner) => {
+        ids: requestIds,
+        mode: this.options.responseMode,
+        sse: this.sseOptions,
+        stepUp: answer.stepUp,
+        newStreamId: () => newId(9),
+        onSse: (writer, owner) => {
           this.byStream.set(writer.streamId, owner);
           this.ownedStreams.add(writer.streamId);
         },
-        (finished) => this.finished(finished),
-        stepUp,
-        answer,
-      );
+        onFinish: (finished) => this.finished(finished),
+      });
       // An id already in progress on another POST keeps its route; the server answers the
       // duplicate at once with an error, which `delivering` carries to this POST.
       for (const id of requestIds) if (!this.byRequest.get(id)?.isOpen) this.byRequest.set(id, stream);
@@ -139,13 +143,12 @@ export class HttpSession implements Transport {
   }
 
   /** Opens the standalone SSE stream (GET without `Last-Event-ID`). */
-  openStandalone(reply: FastifyReply, headers: Record<string, string>): boolean {
+  openStandalone(reply: FastifyReply): boolean {
     if (this.standalone?.attached) return false;
-    reply.hijack();
-    reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const response = openSseResponse(reply);
     const writer = this.standalone ?? new SseWriter(newId(9), this.sseOptions);
     this.ownedStreams.add(writer.streamId);
-    writer.attach(reply.raw, true);
+    writer.attach(response, true);
     this.standalone = writer;
     const queued = this.outbox;
     this.outbox = [];
@@ -157,18 +160,16 @@ export class HttpSession implements Transport {
    * Resumes a stream after `Last-Event-ID`: replays what followed it, then keeps the connection
    * as that stream's while it lives. False when the id is unknown or expired.
    */
-  async resume(lastEventId: string, reply: FastifyReply, headers: Record<string, string>): Promise<boolean> {
+  async resume(lastEventId: string, reply: FastifyReply): Promise<boolean> {
     const store = this.options.eventStore;
     if (!store) return false;
-    const raw = reply.raw;
     const replayed: string[] = [];
     const streamId = await store.replayEventsAfter(lastEventId, (eventId, message) => {
-      replayed.push(`id: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
+      replayed.push(sseEvent({ id: eventId, data: JSON.stringify(message) }));
     });
     // A stream of another session is not replayed, even to someone who learned an event id.
     if (streamId === undefined || !this.ownedStreams.has(streamId)) return false;
-    reply.hijack();
-    raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const raw = openSseResponse(reply);
     const live = this.byStream.get(streamId);
     const writer =
       live && !live.isFinished
@@ -184,7 +185,7 @@ export class HttpSession implements Transport {
     // Replay again inside the writer's queue, so no event stored meanwhile is missed or doubled.
     await writer.exclusive(async () => {
       await store.replayEventsAfter(lastEventId, (eventId, message) => {
-        raw.write(`id: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
+        raw.write(sseEvent({ id: eventId, data: JSON.stringify(message) }));
       });
       writer.attach(raw, false);
     });
@@ -254,7 +255,7 @@ export class HttpSession implements Transport {
    */
   private unrelated(message: JSONRPCMessage): Promise<void> | undefined {
     if (this.standalone && !this.standalone.isEnded) return this.standalone.write(message);
-    if (this.outbox.length >= this.options.outboxLimit) this.outbox.shift();
+    if (this.outbox.length >= OUTBOX_LIMIT) this.outbox.shift();
     this.outbox.push(message);
     return undefined;
   }

@@ -1,5 +1,4 @@
 import {
-  type AuthInfo,
   ErrorCode,
   principalOf,
   type Transport,
@@ -10,8 +9,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './errors';
 import { newId } from './http-session';
 import type { ResolvedOptions } from './options';
+import { authOf } from './request-auth';
 import type { SessionStore } from './session-store';
-import { SSE_HEADERS, SseWriter } from './sse-writer';
+import { openSseResponse, SseWriter, sseEvent } from './sse-writer';
 
 /**
  * One 2024-11-05 HTTP+SSE connection: everything the server sends travels as `message`
@@ -52,9 +52,10 @@ class LegacySseSession implements Transport {
 }
 
 interface LegacyDeps {
-  authenticated(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
-  authOf(request: FastifyRequest): AuthInfo | undefined;
-  sessions: SessionStore;
+  /** Verifies the bearer token (when auth is on); false when a challenge was sent instead. */
+  readonly authenticated: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+  /** The Streamable HTTP sessions, counted with these against `sessions.max`. */
+  readonly sessions: SessionStore;
 }
 
 /**
@@ -63,10 +64,12 @@ interface LegacyDeps {
  */
 export function registerLegacySse(
   fastify: FastifyInstance,
-  options: ResolvedOptions & { legacySse: NonNullable<ResolvedOptions['legacySse']> },
+  options: ResolvedOptions,
+  paths: { readonly ssePath: string; readonly messagesPath: string },
   deps: LegacyDeps,
 ): { readonly size: number } {
-  const { ssePath, messagesPath } = options.legacySse;
+  const { ssePath, messagesPath } = paths;
+  const host = options.host;
   const live = new Map<string, LegacySseSession>();
 
   const gate = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -83,28 +86,24 @@ export function registerLegacySse(
       );
     }
     const id = newId();
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders()))
-      if (value !== undefined) headers[name] = String(value);
-    reply.hijack();
-    reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+    const response = openSseResponse(reply);
     const writer = new SseWriter(id, {
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
       maxQueuedBytes: options.maxQueuedBytes,
-      onOverflow: (reason) => options.app.logger.warn(reason),
+      onOverflow: (reason) => host.logger.warn(reason),
       eventName: 'message',
     });
-    writer.attach(reply.raw, false);
-    const auth = deps.authOf(request);
+    writer.attach(response, false);
+    const auth = authOf(request);
     const session = new LegacySseSession(id, principalOf(auth), writer);
     live.set(id, session);
     // The 2024-11-05 transport: the first event names the URI to POST to.
-    writer.raw(`event: endpoint\ndata: ${fastify.prefix}${messagesPath}?sessionId=${id}\n\n`);
-    const server = await options.app.connect(session, { auth });
-    reply.raw.on('close', () => {
+    writer.raw(sseEvent({ event: 'endpoint', data: `${fastify.prefix}${messagesPath}?sessionId=${id}` }));
+    const connection = await host.connect(session, { auth });
+    response.on('close', () => {
       live.delete(id);
-      void server.close();
+      void connection.close();
     });
     return reply;
   });
@@ -124,7 +123,7 @@ export function registerLegacySse(
       );
     }
     const session = live.get(id);
-    if (!session || session.isClosed || session.principal !== principalOf(deps.authOf(request))) {
+    if (!session || session.isClosed || session.principal !== principalOf(authOf(request))) {
       return sendError(
         reply,
         404,

@@ -1,4 +1,4 @@
-import type { GantryApplication, HostOriginPolicy } from '@gantry/core';
+import type { ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';
@@ -62,7 +62,8 @@ export interface GantryMcpOptions {
 
 /** Options with every default applied. */
 export interface ResolvedOptions {
-  readonly app: GantryApplication;
+  /** What the plugin serves: `connectionHostOf(app)`. */
+  readonly host: ConnectionHost;
   readonly path: string;
   readonly mode: 'stateful' | 'stateless';
   readonly responseMode: ResponseMode;

@@ -1,16 +1,30 @@
-import type { JSONRPCMessage, RequestId } from '@gantry/protocol';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
-import { SSE_HEADERS, SseWriter, type SseWriterOptions } from './sse-writer';
+import { openSseResponse, SseWriter, type SseWriterOptions } from './sse-writer';
 
 /** How a POST carrying requests is answered. */
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
-/** Per-era details of an answer. */
+/** What a {@link RequestStream} answers, and how. */
 export interface RequestStreamOptions {
+  /** The reply of the POST. */
+  readonly reply: FastifyReply;
+  /** The requests the POST carried: the answer ends once each is answered (or cancelled). */
+  readonly ids: readonly RequestId[];
+  readonly mode: ResponseMode;
+  readonly sse: SseWriterOptions;
   /** Start an SSE stream with a priming event (session era); default true. */
-  prime?: boolean;
+  readonly prime?: boolean;
   /** The HTTP status of a JSON answer; default 200. */
-  statusOf?: (message: JSONRPCMessage | JSONRPCMessage[]) => number;
+  readonly statusOf?: (message: JSONRPCMessage | JSONRPCMessage[]) => number;
+  /** Answers an insufficient-scope error with an HTTP 403 challenge; true when it did. */
+  readonly stepUp?: (error: { message: string; data?: unknown }) => boolean;
+  /** A new SSE stream id (unique among the streams an event store keeps). */
+  readonly newStreamId: () => string;
+  /** Told when the answer became an SSE stream. */
+  readonly onSse?: (writer: SseWriter, stream: RequestStream) => void;
+  /** Told once the answer is complete (or ended without one). */
+  readonly onFinish?: (stream: RequestStream) => void;
 }
 
 /**
@@ -22,21 +36,16 @@ export class RequestStream {
   private sse?: SseWriter;
   private readonly pending: Set<RequestId>;
   private finished = false;
+  private readonly reply: FastifyReply;
+  readonly ids: readonly RequestId[];
+  private readonly mode: ResponseMode;
 
-  constructor(
-    private readonly reply: FastifyReply,
-    readonly ids: readonly RequestId[],
-    private readonly mode: ResponseMode,
-    private readonly sseOptions: SseWriterOptions,
-    private readonly newStreamId: () => string,
-    private readonly onSse: (writer: SseWriter, stream: RequestStream) => void,
-    private readonly onFinish: (stream: RequestStream) => void,
-    /** Answers an insufficient-scope error with an HTTP 403 challenge; true when it did. */
-    private readonly stepUp?: (error: { message: string; data?: unknown }) => boolean,
-    private readonly extras: RequestStreamOptions = {},
-  ) {
-    this.pending = new Set(ids);
-    if (mode === 'sse') this.upgrade();
+  constructor(private readonly options: RequestStreamOptions) {
+    this.reply = options.reply;
+    this.ids = options.ids;
+    this.mode = options.mode;
+    this.pending = new Set(options.ids);
+    if (this.mode === 'sse') this.upgrade();
   }
 
   get isFinished(): boolean {
@@ -84,18 +93,19 @@ export class RequestStream {
       if (last) {
         this.finished = true;
         void this.sse.end();
-        this.onFinish(this);
+        this.options.onFinish?.(this);
       }
       return written;
     }
     // JSON mode: a POST with several requests (a batch) is answered once, as an array.
     if (!last) return undefined;
     this.finished = true;
-    this.onFinish(this);
+    this.options.onFinish?.(this);
     const error = (message as { error?: { message: string; data?: { insufficientScope?: boolean } } }).error;
-    if (error?.data?.insufficientScope === true && !this.reply.sent && this.stepUp?.(error)) return undefined;
+    if (error?.data?.insufficientScope === true && !this.reply.sent && this.options.stepUp?.(error))
+      return undefined;
     if (!this.reply.sent) {
-      const status = this.extras.statusOf?.(message) ?? 200;
+      const status = this.options.statusOf?.(message) ?? 200;
       this.reply.code(status).header('content-type', 'application/json').send(JSON.stringify(message));
     }
     return undefined;
@@ -108,7 +118,7 @@ export class RequestStream {
    * mode, or no event store.
    */
   closeConnection(): boolean {
-    if (this.finished || this.mode === 'json' || !this.sseOptions.eventStore) return false;
+    if (this.finished || this.mode === 'json' || !this.options.sse.eventStore) return false;
     if (!this.sse) this.upgrade();
     const writer = this.sse as SseWriter;
     // Queued behind the priming event, so the client always has an id to resume from.
@@ -128,7 +138,7 @@ export class RequestStream {
     this.finished = true;
     if (this.sse) void this.sse.end();
     else if (!this.reply.sent) this.reply.code(202).send();
-    this.onFinish(this);
+    this.options.onFinish?.(this);
   }
 
   /** Ends the answer without a response (session closed). */
@@ -144,23 +154,19 @@ export class RequestStream {
     const errors = [...this.pending].map((id) => ({
       jsonrpc: '2.0' as const,
       id,
-      error: { code: -32603, message: 'Internal error: the session ended before the request completed' },
+      error: {
+        code: ErrorCode.InternalError,
+        message: 'Internal error: the session ended before the request completed',
+      },
     }));
     const body = errors.length === 1 ? errors[0] : errors;
     this.reply.code(200).header('content-type', 'application/json').send(JSON.stringify(body));
   }
 
   private upgrade(): void {
-    const reply = this.reply;
-    const headers: Record<string, string | number | string[]> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) headers[name] = value as string | number | string[];
-    }
-    reply.hijack();
-    reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
-    const writer = new SseWriter(this.newStreamId(), this.sseOptions);
-    writer.attach(reply.raw, this.extras.prime ?? true);
+    const writer = new SseWriter(this.options.newStreamId(), this.options.sse);
+    writer.attach(openSseResponse(this.reply), this.options.prime ?? true);
     this.sse = writer;
-    this.onSse(writer, this);
+    this.options.onSse?.(writer, this);
   }
 }

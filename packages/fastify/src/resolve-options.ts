@@ -1,4 +1,4 @@
-import { GantryApplication, HostOriginPolicy } from '@gantry/core';
+import { type ConnectionHost, connectionHostOf, HostOriginPolicy } from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
@@ -45,8 +45,24 @@ function strings(value: unknown, name: string): readonly string[] | undefined {
   return value;
 }
 
-/** Checks the plugin options when it is registered, and fills in defaults. */
-export function resolveOptions(options: GantryMcpOptions): ResolvedOptions {
+function hostOf(app: unknown): ConnectionHost {
+  try {
+    return connectionHostOf(app);
+  } catch (error) {
+    return fail(
+      `options.app must be a Gantry application, from \`await GantryFactory.create(AppModule, { name, version })\` (${(error as Error).message})`,
+    );
+  }
+}
+
+/**
+ * Checks the plugin options when it is registered, and fills in defaults. `host` is given by
+ * the `http()` listener, which serves the host it was handed; the plugin serves `options.app`'s.
+ */
+export function resolveOptions(
+  options: GantryMcpOptions | Omit<GantryMcpOptions, 'app'>,
+  host?: ConnectionHost,
+): ResolvedOptions {
   if (typeof options !== 'object' || options === null)
     fail('options must be an object with at least { app }');
   for (const key of Object.keys(options)) {
@@ -54,11 +70,7 @@ export function resolveOptions(options: GantryMcpOptions): ResolvedOptions {
       fail(`unknown option '${key}'; known options are ${[...KEYS].join(', ')}`);
     }
   }
-  if (!(options.app instanceof GantryApplication)) {
-    fail(
-      'options.app must be a GantryApplication, from `await GantryFactory.create(AppModule, { name, version })`',
-    );
-  }
+  host ??= hostOf((options as { app?: unknown }).app);
   const mode = options.mode ?? 'stateful';
   if (mode !== 'stateful' && mode !== 'stateless')
     fail(`mode must be 'stateful' or 'stateless', got ${JSON.stringify(mode)}`);
@@ -101,7 +113,7 @@ export function resolveOptions(options: GantryMcpOptions): ResolvedOptions {
   const allowedHosts = strings(options.allowedHosts, 'allowedHosts')?.map((h) => h.toLowerCase());
   const allowedOrigins = strings(options.allowedOrigins, 'allowedOrigins')?.map((o) => o.toLowerCase());
   return {
-    app: options.app,
+    host,
     path: path(options.path, 'path', '/mcp'),
     mode,
     responseMode,

@@ -1,6 +1,49 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@gantry/protocol';
+import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
+
+/** The headers of every SSE response. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+});
+
+/**
+ * One server-sent event (HTML Living Standard, Server-sent events: `event`, `id` and `retry`
+ * fields, then `data`; no `data` line when it is undefined). Every SSE byte this package
+ * writes is formatted here or in {@link sseComment}.
+ */
+export function sseEvent(fields: { event?: string; id?: string; retry?: number; data?: string }): string {
+  let text = '';
+  if (fields.event !== undefined) text += `event: ${fields.event}\n`;
+  if (fields.id !== undefined) text += `id: ${fields.id}\n`;
+  if (fields.retry !== undefined) text += `retry: ${fields.retry}\n`;
+  if (fields.data !== undefined) text += `data: ${fields.data}\n`;
+  return `${text}\n`;
+}
+
+/** An SSE comment line (ignored by clients; keeps idle connections open through proxies). */
+export function sseComment(text: string): string {
+  return `: ${text}\n\n`;
+}
+
+/**
+ * Turns `reply` into an SSE response and returns the raw response to write events to: the
+ * headers set so far (by hooks, CORS, `Mcp-Session-Id`) are copied, since a hijacked reply no
+ * longer sends them, and the SSE headers are added.
+ */
+export function openSseResponse(reply: FastifyReply): ServerResponse {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) headers[name] = value;
+  }
+  reply.hijack();
+  reply.raw.writeHead(200, { ...headers, ...SSE_HEADERS });
+  return reply.raw;
+}
 
 export interface SseWriterOptions {
   /** Where events are kept for `Last-Event-ID` resumption; none → no ids, no resumption. */
@@ -61,7 +104,7 @@ export class SseWriter {
     });
     if (prime) this.prime();
     if (this.options.keepAliveMs > 0) {
-      this.keepAlive = setInterval(() => this.raw(': keep-alive\n\n'), this.options.keepAliveMs);
+      this.keepAlive = setInterval(() => this.raw(sseComment('keep-alive')), this.options.keepAliveMs);
       this.keepAlive.unref();
     }
   }
@@ -90,14 +133,14 @@ export class SseWriter {
       return this.write(message);
     }
     this.queuedBytes += bytes;
-    const name = this.options.eventName ? `event: ${this.options.eventName}\n` : '';
+    const event = this.options.eventName;
     this.tail = this.tail.then(async () => {
       const id = store ? await store.storeEvent(this.streamId, message as JSONRPCMessage) : undefined;
       if (id !== undefined) this.lastEventId = id;
       this.queuedBytes -= bytes;
       if (!this.response) return;
       const text = data || JSON.stringify(message);
-      await this.send(id === undefined ? `${name}data: ${text}\n\n` : `${name}id: ${id}\ndata: ${text}\n\n`);
+      await this.send(sseEvent({ event, id, data: text }));
     });
     return this.tail;
   }
@@ -163,23 +206,16 @@ export class SseWriter {
 
   private prime(): void {
     const store = this.options.eventStore;
-    // 2025-11-25: an id'd event with empty data first, so the client can resume at once.
+    // An id'd event with empty data first, so the client can resume at once (MCP 2025-11-25,
+    // Basic / Transports / Streamable HTTP).
     if (!store) {
-      this.raw(`retry: ${this.options.retryMs}\n\n`);
+      this.raw(sseEvent({ retry: this.options.retryMs }));
       return;
     }
     this.tail = this.tail.then(async () => {
       const id = await store.storeEvent(this.streamId, null);
       this.lastEventId = id;
-      this.raw(`id: ${id}\nretry: ${this.options.retryMs}\ndata: \n\n`);
+      this.raw(sseEvent({ id, retry: this.options.retryMs, data: '' }));
     });
   }
 }
-
-/** The headers of every SSE response. */
-export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-});

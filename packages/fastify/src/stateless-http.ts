@@ -1,14 +1,15 @@
-import type { ToolDefinition } from '@gantry/core';
+import type { ConnectionHost } from '@gantry/core';
 import {
   decodeHeaderValue,
   ErrorCode,
   isStatelessVersion,
+  type JSONRPCMessage,
   type JSONRPCRequest,
   MetaKey,
   Method,
-  STATELESS_PROTOCOL_VERSIONS,
 } from '@gantry/protocol';
 import type { FastifyRequest } from 'fastify';
+import { header } from './request-headers';
 
 /** An HTTP answer to a request that failed a transport check. */
 export interface HttpProblem {
@@ -18,11 +19,6 @@ export interface HttpProblem {
   readonly data?: unknown;
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -30,7 +26,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * True when a POST belongs to the stateless era (2026-07-28): its body's `_meta` names a
  * protocol version, or its `MCP-Protocol-Version` header names a stateless one. `initialize`
- * always opens the session era (README §3.1 of the spec digest).
+ * always opens the session era (MCP 2026-07-28, Basic / Versioning: a client that wants a
+ * session-era revision sends `initialize`).
  */
 export function isStatelessPost(body: unknown, versionHeader: string | undefined): boolean {
   if (!isObject(body)) return false;
@@ -40,8 +37,8 @@ export function isStatelessPost(body: unknown, versionHeader: string | undefined
   return isStatelessVersion(versionHeader);
 }
 
-/** The HTTP status of a stateless-era JSON-RPC error (transports.md §4.7). */
-export function statelessStatus(code: number): number {
+/** The HTTP status of a stateless-era JSON-RPC error (MCP 2026-07-28, Transports / Streamable HTTP). */
+function statelessStatus(code: number): number {
   switch (code) {
     case ErrorCode.MethodNotFound:
       return 404;
@@ -52,6 +49,24 @@ export function statelessStatus(code: number): number {
     default:
       return 200;
   }
+}
+
+/**
+ * The HTTP status of the answer to stateless-era `request`. The application checks the
+ * request's `_meta`; one that lacks the client capabilities is a malformed request (400), where
+ * other invalid params (a tool's arguments) are answered with 200.
+ */
+export function statelessAnswerStatus(
+  answer: JSONRPCMessage | JSONRPCMessage[],
+  request: JSONRPCRequest,
+): number {
+  const code = (answer as { error?: { code?: unknown } }).error?.code;
+  if (typeof code !== 'number') return 200;
+  if (code === ErrorCode.InvalidParams) {
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
+    return isObject(meta?.[MetaKey.ClientCapabilities]) ? 200 : 400;
+  }
+  return statelessStatus(code);
 }
 
 /** Visible ASCII and space: what a mirrored header value may contain once encoded. */
@@ -97,14 +112,16 @@ function nameOf(request: JSONRPCRequest): { field: string; value: unknown } | un
 }
 
 /**
- * The transport checks of a stateless-era request, in the spec's order: the version header and
- * `_meta` agree and are supported, the required `_meta` keys are there, and `Mcp-Method`,
- * `Mcp-Name` and `Mcp-Param-*` mirror the body. Undefined when everything holds.
+ * The transport checks of a stateless-era request (MCP 2026-07-28, Transports / Streamable
+ * HTTP): the `MCP-Protocol-Version` header and the body's `_meta` name the same version, and
+ * `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (a tool's `x-mcp-header` arguments) mirror the
+ * body. The rest of `_meta` (a supported version, the client capabilities) is the
+ * application's to check, once. Undefined when everything holds.
  */
 export function statelessRequestProblem(
   request: FastifyRequest,
   message: JSONRPCRequest,
-  tool: (name: string) => ToolDefinition | undefined,
+  tool: ConnectionHost['findTool'],
 ): HttpProblem | undefined {
   const versionHeader = header(request, 'mcp-protocol-version');
   const meta = message.params?._meta as Record<string, unknown> | undefined;
@@ -112,6 +129,7 @@ export function statelessRequestProblem(
   if (versionHeader === undefined) {
     return mismatch('the MCP-Protocol-Version header is required on every 2026-07-28 request');
   }
+  // A stateless header on a body that is not of the era (or names no version).
   if (typeof version !== 'string') {
     return {
       status: 400,
@@ -123,21 +141,6 @@ export function statelessRequestProblem(
     return mismatch(
       `MCP-Protocol-Version is ${JSON.stringify(versionHeader)} but _meta names ${JSON.stringify(version)}`,
     );
-  }
-  if (!STATELESS_PROTOCOL_VERSIONS.includes(version)) {
-    return {
-      status: 400,
-      code: ErrorCode.UnsupportedProtocolVersion,
-      message: `Unsupported protocol version: ${version}`,
-      data: { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: version },
-    };
-  }
-  if (!isObject(meta?.[MetaKey.ClientCapabilities])) {
-    return {
-      status: 400,
-      code: ErrorCode.InvalidParams,
-      message: `Invalid params: _meta["${MetaKey.ClientCapabilities}"] is required on every ${version} request (an object; {} declares none)`,
-    };
   }
   const method = header(request, 'mcp-method');
   if (method === undefined) return mismatch('the Mcp-Method header is required');

@@ -11,6 +11,11 @@ export enum ErrorCode {
   MethodNotFound = -32601,
   InvalidParams = -32602,
   InternalError = -32603,
+  /**
+   * JSON-RPC 2.0 §5.1 implementation-defined server error: what HTTP refusals carry when no
+   * other code fits (a forbidden Host or Origin, a failed authentication).
+   */
+  ServerError = -32000,
   /** Session era (2024-11-05 … 2025-11-25). The stateless era answers −32602 instead. */
   ResourceNotFound = -32002,
   /** 2025-11-25: the request needs the user to complete a URL-mode elicitation first. */

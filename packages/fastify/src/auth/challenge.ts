@@ -5,11 +5,11 @@ import type { AuthOptions } from './options';
 
 /**
  * JSON-RPC code of 401 and 403 bodies. MCP fixes none: a 401/403 has no JSON-RPC meaning and
- * clients act on the status and `WWW-Authenticate`. −32000 is the implementation-defined code
+ * clients act on the status and `WWW-Authenticate`. −32000 (`ErrorCode.ServerError`) is the implementation-defined code
  * the official SDK and this package's Host/Origin 403 use for HTTP-level refusals; −32001 is
  * avoided because the SDK means "Session not found" by it.
  */
-const AUTH_REFUSED = -32000;
+const AUTH_REFUSED = ErrorCode.ServerError;
 
 /** The JSON-RPC error body of a refused request (id-less: no message was processed). */
 export interface AuthErrorBody {

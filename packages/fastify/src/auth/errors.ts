@@ -1,4 +1,4 @@
-import { McpError } from '@gantry/protocol';
+import { ErrorCode, McpError } from '@gantry/protocol';
 
 /**
  * The bearer token is not acceptable: expired, issued for another resource, badly signed,
@@ -51,10 +51,14 @@ export class InsufficientScopeError extends McpError {
     }
     // An McpError, so that from a handler or guard it leaves the pipeline as a JSON-RPC error
     // the HTTP layer recognizes (data.insufficientScope) and answers with a 403 challenge.
-    super(-32000, message ?? `Insufficient scope: this request needs ${requiredScopes.join(' ')}`, {
-      insufficientScope: true,
-      requiredScopes,
-    });
+    super(
+      ErrorCode.ServerError,
+      message ?? `Insufficient scope: this request needs ${requiredScopes.join(' ')}`,
+      {
+        insufficientScope: true,
+        requiredScopes,
+      },
+    );
   }
 }
 

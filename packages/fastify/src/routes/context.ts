@@ -1,0 +1,184 @@
+import type { ConnectionHost, ConnectionMode } from '@gantry/core';
+import {
+  type AuthInfo,
+  ErrorCode,
+  isStatelessVersion,
+  principalOf,
+  STATELESS_PROTOCOL_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@gantry/protocol';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, endpointUrls, InsufficientScopeError, insufficientScopeOutcome } from '../auth';
+import { sendError } from '../errors';
+import { HttpSession, type HttpSessionOptions } from '../http-session';
+import type { ResolvedOptions } from '../options';
+import { authOf, setAuth } from '../request-auth';
+import { header } from '../request-headers';
+import { SessionStore } from '../session-store';
+import { StatelessExchanges } from '../stateless-exchange';
+
+/** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
+const HEADER_VERSIONS = new Set([
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+  '2024-10-07',
+  ...STATELESS_PROTOCOL_VERSIONS,
+]);
+
+/** Answers an insufficient-scope error with an HTTP challenge; true when it did. */
+export type StepUp = (error: { message: string; data?: unknown }) => boolean;
+
+/**
+ * What the MCP endpoint's routes share: the options, the application's `ConnectionHost`, the
+ * open sessions and stateless exchanges, and the checks every route makes first.
+ */
+export class EndpointContext {
+  readonly sessions: SessionStore;
+  readonly exchanges: StatelessExchanges;
+  /** Open legacy HTTP+SSE connections, once their endpoints are registered. */
+  legacy: { readonly size: number } = { size: 0 };
+  private readonly sessionOptions: HttpSessionOptions;
+
+  constructor(
+    readonly options: ResolvedOptions,
+    readonly host: ConnectionHost,
+    /** The endpoint's full path, prefix included. */
+    readonly mcpPath: string,
+  ) {
+    this.sessions = new SessionStore(options.idleTimeoutMs);
+    this.sessionOptions = {
+      responseMode: options.responseMode,
+      eventStore: options.eventStore,
+      retryMs: options.retryMs,
+      keepAliveMs: options.keepAliveMs,
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: (reason) => host.logger.warn(reason),
+    };
+    this.exchanges = new StatelessExchanges(host, {
+      responseMode: options.responseMode,
+      // Stateless era: no event ids, no resumption, nothing kept once the POST is answered.
+      sse: { ...this.sessionOptions, eventStore: undefined },
+    });
+  }
+
+  /** Verifies the bearer token (when auth is on); false when a challenge was sent instead. */
+  readonly authenticated = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    const auth = this.options.auth;
+    if (!auth) return true;
+    const outcome = await authenticate(request, auth, endpointUrls(request, auth, this.mcpPath));
+    if (outcome.ok) {
+      setAuth(request, outcome.auth);
+      return true;
+    }
+    for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+    reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.body));
+    return false;
+  };
+
+  /**
+   * The `onRequest` of the endpoint's routes. Authentication and the version header come
+   * before the body is read: an unauthenticated client cannot make the server parse anything.
+   */
+  readonly gate = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!(await this.authenticated(request, reply))) return reply;
+    const version = header(request, 'mcp-protocol-version');
+    // Any version we do not speak: 400 with −32022 (MCP 2026-07-28, Versioning); session-era
+    // clients only need the 400. `data.supported` lists the stateless versions, which a client
+    // can simply retry with; the session era is reached through initialize instead.
+    if (version !== undefined && !HEADER_VERSIONS.has(version)) {
+      return sendError(
+        reply,
+        400,
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version: MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${[...STATELESS_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`,
+        null,
+        { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: version },
+      );
+    }
+  };
+
+  /** Opens a session-era HTTP session (`id` undefined: one that stands alone, stateless mode). */
+  async openSession(
+    id: string | undefined,
+    auth: AuthInfo | undefined,
+    mode: ConnectionMode,
+  ): Promise<HttpSession> {
+    const session = new HttpSession(id, principalOf(auth), auth, this.sessionOptions);
+    session.connection = await this.host.connect(session, { auth, mode, streams: session });
+    return session;
+  }
+
+  /** The session a request names, or an error already sent. */
+  findSession(request: FastifyRequest, reply: FastifyReply): HttpSession | undefined {
+    const id = header(request, 'mcp-session-id');
+    if (id === undefined) {
+      sendError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the Mcp-Session-Id header is required; send initialize first to get one',
+      );
+      return undefined;
+    }
+    const session = this.sessions.get(id);
+    // A token of another principal gets the same answer as an unknown session: nothing leaks.
+    if (!session || session.isClosed || session.principal !== principalOf(authOf(request))) {
+      sendError(
+        reply,
+        404,
+        ErrorCode.InvalidRequest,
+        'Session not found: it ended or never existed; send initialize to start a new one',
+      );
+      return undefined;
+    }
+    return session;
+  }
+
+  /** Answers an insufficient-scope error with a 403 challenge (when auth is on). */
+  stepUpFor(request: FastifyRequest, reply: FastifyReply): StepUp | undefined {
+    const auth = this.options.auth;
+    if (!auth) return undefined;
+    return (error) => {
+      const scopes = (error.data as { requiredScopes?: string[] }).requiredScopes ?? [];
+      const outcome = insufficientScopeOutcome(
+        new InsufficientScopeError(scopes, error.message),
+        auth,
+        endpointUrls(request, auth, this.mcpPath),
+      );
+      for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+      reply
+        .code(outcome.status)
+        .header('content-type', 'application/json')
+        .send(JSON.stringify(outcome.body));
+      return true;
+    };
+  }
+
+  /** Where the session era's GET or DELETE meets stateless-only traffic or mode: a 405, or undefined. */
+  refuseWithoutSessions(request: FastifyRequest, reply: FastifyReply, what: 'GET stream' | 'session to end') {
+    // MCP 2026-07-28, Transports / Streamable HTTP: no GET stream, no sessions to end.
+    if (isStatelessVersion(header(request, 'mcp-protocol-version'))) {
+      return sendError(
+        reply,
+        405,
+        ErrorCode.MethodNotFound,
+        `Method Not Allowed: 2026-07-28 has no ${what}; ${what === 'GET stream' ? 'POST subscriptions/listen for notifications' : 'there are no sessions'}`,
+      );
+    }
+    if (this.options.mode === 'stateless') {
+      return sendError(
+        reply,
+        405,
+        ErrorCode.MethodNotFound,
+        `Method Not Allowed: this endpoint is stateless; there is no ${what}`,
+      );
+    }
+    return undefined;
+  }
+
+  /** Ends every stream and session (the plugin's `preClose`). */
+  async close(): Promise<void> {
+    // Listen streams end with their final result first (a graceful end, not a disconnect).
+    await this.exchanges.close();
+    await this.sessions.closeAll();
+  }
+}

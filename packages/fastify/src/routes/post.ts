@@ -1,0 +1,180 @@
+import {
+  classifyMessage,
+  ErrorCode,
+  isStatelessVersion,
+  type JSONRPCRequest,
+  type RequestId,
+} from '@gantry/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from '../errors';
+import { type HttpSession, newId } from '../http-session';
+import { authOf } from '../request-auth';
+import { accepts, header } from '../request-headers';
+import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
+import type { EndpointContext } from './context';
+
+const STATELESS_REASON =
+  'this server runs stateless HTTP, where each request stands alone and nothing can carry a request to the client and its answer back';
+
+/** 400 for a body that is JSON but not a JSON-RPC message. */
+function invalidMessage(
+  reply: FastifyReply,
+  invalid: { reason: string; id: RequestId | null },
+): FastifyReply {
+  return sendError(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${invalid.reason}`, invalid.id);
+}
+
+/**
+ * A stateless-era POST (MCP 2026-07-28, Transports / Streamable HTTP): classified and checked
+ * against its headers once, then served as one exchange with the application. `Mcp-Session-Id`
+ * and `Last-Event-ID` are ignored.
+ */
+async function postStateless(
+  context: EndpointContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+): Promise<FastifyReply> {
+  const classified = classifyMessage(body);
+  if (classified.kind === 'notification') return reply.code(202).send();
+  if (classified.kind === 'response') {
+    return sendError(
+      reply,
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid request: clients do not send JSON-RPC responses in 2026-07-28',
+    );
+  }
+  if (classified.kind === 'invalid') return invalidMessage(reply, classified);
+  const message: JSONRPCRequest = classified.message;
+  const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
+  if (problem)
+    return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
+  await context.exchanges.serve(message, reply, authOf(request), context.stepUpFor(request, reply));
+  return reply;
+}
+
+/** A session-era POST: one message or a 2025-03-26 batch, on a session or (stateless mode) alone. */
+async function postSession(
+  context: EndpointContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+): Promise<FastifyReply> {
+  const { options } = context;
+  const version = header(request, 'mcp-protocol-version');
+  const batch = Array.isArray(body);
+  if (batch && isStatelessVersion(version)) {
+    return sendError(
+      reply,
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid request: 2026-07-28 has no JSON-RPC batches',
+    );
+  }
+  const messages: unknown[] = batch ? body : [body];
+  if (batch && messages.length === 0)
+    return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
+  // Classified as the Peer classifies them: it answers every request (unless cancelled) and,
+  // in a batch, every invalid entry (JSON-RPC 2.0 §6: id null when it has no usable id).
+  const requestIds: RequestId[] = [];
+  let answered = false;
+  let initialize = false;
+  for (const message of messages) {
+    const classified = classifyMessage(message);
+    if (classified.kind === 'invalid' && !batch) return invalidMessage(reply, classified);
+    if (classified.kind === 'invalid') answered = true;
+    if (classified.kind === 'request') {
+      requestIds.push(classified.message.id);
+      if (classified.message.method === 'initialize') initialize = true;
+    }
+  }
+  if (initialize && batch) {
+    return sendError(
+      reply,
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid request: initialize must not be part of a batch',
+    );
+  }
+
+  let session: HttpSession;
+  if (options.mode === 'stateless') {
+    // Each POST stands alone: a connection of its own that needs no initialize.
+    session = await context.openSession(
+      undefined,
+      authOf(request),
+      initialize
+        ? 'session'
+        : { sessionless: { protocolVersion: version ?? '2025-03-26', reason: STATELESS_REASON } },
+    );
+    reply.raw.on('close', () => void session.close());
+  } else if (initialize) {
+    // Legacy HTTP+SSE connections count too (the `sessions.max` option).
+    if (context.sessions.size + context.legacy.size >= options.maxSessions) {
+      return sendError(
+        reply,
+        503,
+        ErrorCode.InternalError,
+        `Service Unavailable: the server is at its limit of ${options.maxSessions} sessions; try again later`,
+      );
+    }
+    const id = newId();
+    session = await context.openSession(id, authOf(request), 'session');
+    context.sessions.add(id, session);
+    reply.header('mcp-session-id', id);
+  } else {
+    const found = context.findSession(request, reply);
+    if (!found) return reply;
+    session = found;
+    // Same principal (checked above), but maybe a refreshed or stepped-up token.
+    const auth = authOf(request);
+    if (auth && session.connection) session.connection.auth = auth;
+  }
+  if (batch && session.connection?.behaviourVersion !== '2025-03-26') {
+    return sendError(
+      reply,
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
+    );
+  }
+  const stream = session.post(body, requestIds, reply, {
+    stepUp: context.stepUpFor(request, reply),
+    answered,
+  });
+  if (!stream) return reply.code(202).send();
+  return reply;
+}
+
+/** `POST <path>`: every client message, of either era. */
+export function registerPost(fastify: FastifyInstance, context: EndpointContext): void {
+  const { options } = context;
+  fastify.post(
+    options.path,
+    { bodyLimit: options.bodyLimit, onRequest: context.gate },
+    async (request, reply) => {
+      const contentType = header(request, 'content-type') ?? '';
+      if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+        return sendError(
+          reply,
+          415,
+          ErrorCode.InvalidRequest,
+          'Unsupported Media Type: send Content-Type: application/json',
+        );
+      }
+      if (!accepts(request, 'application/json', 'text/event-stream')) {
+        return sendError(
+          reply,
+          406,
+          ErrorCode.InvalidRequest,
+          'Not Acceptable: the Accept header must list application/json and text/event-stream',
+        );
+      }
+      const body = request.body;
+      if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
+        return postStateless(context, request, reply, body);
+      return postSession(context, request, reply, body);
+    },
+  );
+}
