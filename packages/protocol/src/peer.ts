@@ -414,7 +414,10 @@ export class Peer {
     const written =
       batch.responses.length > 0 && !this.closed ? this.write(batch.responses) : Promise.resolve();
     const limit = this.limit;
-    if (limit) written.then(() => batch.settled.forEach((inbound) => limit.release(inbound)));
+    if (!limit) return;
+    written.then(() => {
+      for (const inbound of batch.settled) limit.release(inbound);
+    });
   }
 
   private toWireError(error: unknown): McpError {
