@@ -73,6 +73,7 @@ export class ServerSession implements ContextSession {
     public auth: AuthInfo | undefined,
     /** Transport controls, for transports that have them (HTTP: closing a request's SSE stream). */
     private readonly streams?: StreamControls,
+    maxInflight?: number,
   ) {
     this.peer = new Peer({
       onRequest: (request, inbound) => this.handle(request, inbound),
@@ -82,6 +83,7 @@ export class ServerSession implements ContextSession {
       onError: (error) => server.logger.error('Connection error:', error),
       onClose: () => this.closed(),
       requestTimeoutMs: server.requestTimeoutMs,
+      maxInflight,
     });
   }
 
