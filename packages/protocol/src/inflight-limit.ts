@@ -48,10 +48,10 @@ function isResponse(value: unknown): boolean {
  *   answers to the Peer's own requests and cancellations never wait (a held request that is
  *   cancelled is dropped, unanswered);
  * - once `maxInflight` messages are held (16 times as many while the Peer awaits an answer,
- *   which may be behind them), the Peer calls `transport.pause()`, and `resume()` when fewer
+ *   which may be behind them), the Peer calls `transport.pauseReading()`, and `resumeReading()` when fewer
  *   are held; held messages go on as slots free.
  *
- * On a transport without `pause()`/`resume()` nothing is held: a request that finds every slot
+ * On a transport without `pauseReading()`/`resumeReading()` nothing is held: a request that finds every slot
  * taken is answered at once with −32603 naming the limit.
  */
 export class InflightLimit {
@@ -74,7 +74,7 @@ export class InflightLimit {
 
   attach(transport: Transport): void {
     this.transport = transport;
-    this.pausable = typeof transport.pause === 'function' && typeof transport.resume === 'function';
+    this.pausable = typeof transport.pauseReading === 'function' && typeof transport.resumeReading === 'function';
   }
 
   /** Requests holding a slot now. */
@@ -129,8 +129,8 @@ export class InflightLimit {
     const pause = this.held.length >= readAhead;
     if (pause === this.paused) return;
     this.paused = pause;
-    if (pause) this.transport?.pause?.();
-    else this.transport?.resume?.();
+    if (pause) this.transport?.pauseReading?.();
+    else this.transport?.resumeReading?.();
   }
 
   /** The connection closed: forget everything. */

@@ -79,7 +79,7 @@ export interface PeerOptions {
   /**
    * Inbound requests that run at once: a request holds its slot until its response is written
    * or the other side cancels it. With every slot taken the Peer holds further requests back
-   * and pauses a transport that has `pause()`, or answers them with −32603 on one that has not
+   * and pauses a transport that has `pauseReading()`, or answers them with −32603 on one that has not
    * (see `InflightLimit`). Default: no limit.
    */
   maxInflight?: number;

@@ -33,9 +33,9 @@ export interface Transport {
   /**
    * Stops reading (flow control): the Peer calls it when its in-flight limit is reached, so the
    * other side's writes push back instead of piling up here. Messages already read may still
-   * be delivered. Optional, with {@link resume}; without them the Peer refuses excess requests.
+   * be delivered. Optional, with {@link resumeReading}; without them the Peer refuses excess requests.
    */
-  pause?(): void;
-  /** Reads again after {@link pause}. */
-  resume?(): void;
+  pauseReading?(): void;
+  /** Reads again after {@link pauseReading}. */
+  resumeReading?(): void;
 }

@@ -14,7 +14,7 @@ import {
 class ScriptedTransport implements Transport {
   sink?: TransportSink;
   readonly sent: WireMessage[] = [];
-  /** `pause` and `resume` calls, in order. */
+  /** `pauseReading` and `resumeReading` calls, in order. */
   readonly reading: string[] = [];
   /** When set, sends stay pending until the test settles them. */
   holdSends = false;
@@ -51,11 +51,11 @@ class ScriptedTransport implements Transport {
 }
 
 class PausableTransport extends ScriptedTransport {
-  pause(): void {
+  pauseReading(): void {
     this.reading.push('pause');
   }
 
-  resume(): void {
+  resumeReading(): void {
     this.reading.push('resume');
   }
 }

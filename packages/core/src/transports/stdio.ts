@@ -331,6 +331,7 @@ export class StdioServerTransport implements Transport {
  * ```
  */
 export function stdio(options: StdioOptions = {}): McpListener {
+  const maxInflight = checkOption('maxInflight', options.maxInflight, DEFAULT_STDIO_FLOW.maxInflight, 1);
   let session: Connection | undefined;
   return {
     async listen(host: ConnectionHost): Promise<void> {
@@ -338,9 +339,7 @@ export function stdio(options: StdioOptions = {}): McpListener {
         ...options,
         logger: host.logger,
       });
-      session = await host.connect(transport, {
-        maxInflight: options.maxInflight ?? DEFAULT_STDIO_FLOW.maxInflight,
-      });
+      session = await host.connect(transport, { maxInflight });
       if (options.closeOnEnd ?? true) {
         session.onClose(() => {
           host.close().catch((error) => host.logger.error('Error while closing after stdin ended:', error));
