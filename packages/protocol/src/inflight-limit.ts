@@ -40,7 +40,7 @@ function isResponse(value: unknown): boolean {
 /**
  * The in-flight limit of a Peer (`PeerOptions.maxInflight`). A request takes a slot from when
  * its handler starts until its response has been written (the transport's `send` settled) or
- * the other side cancels it (MCP 2025-11-25, Utilities §Cancellation: no response follows).
+ * the other side cancels it (MCP 2025-11-25, Basic / Utilities §Cancellation: no response follows).
  * Writes that wait for a slow reader thus hold slots, so output congestion stops intake too.
  *
  * With every slot taken, on a transport that can pause:
@@ -74,7 +74,8 @@ export class InflightLimit {
 
   attach(transport: Transport): void {
     this.transport = transport;
-    this.pausable = typeof transport.pauseReading === 'function' && typeof transport.resumeReading === 'function';
+    this.pausable =
+      typeof transport.pauseReading === 'function' && typeof transport.resumeReading === 'function';
   }
 
   /** Requests holding a slot now. */

@@ -388,7 +388,7 @@ export class Peer {
     if (this.inflight.get(inbound.id) === inbound) this.inflight.delete(inbound.id);
     let response: JSONRPCResponse | undefined;
     if (inbound.cancelled || this.closed) {
-      // 2025-11-25 cancellation: no response for a cancelled request; its error is expected.
+      // MCP 2025-11-25, Basic / Utilities §Cancellation: no response for a cancelled request.
     } else if (error === undefined) {
       response = { jsonrpc: JSONRPC_VERSION, id: inbound.id, result: result ?? {} };
     } else {
@@ -430,7 +430,7 @@ export class Peer {
     if (method === Method.Cancelled) {
       const params = notification.params as CancelledNotificationParams | undefined;
       const requestId = params?.requestId;
-      // Unknown, finished or malformed cancellations are ignored (2025-11-25 cancellation).
+      // Unknown, finished or malformed cancellations are ignored (MCP 2025-11-25, Basic / Utilities §Cancellation).
       const inbound = requestId === undefined ? undefined : this.inflight.get(requestId);
       if (!inbound) return;
       inbound.cancel(params?.reason ?? 'Cancelled by the peer');

@@ -74,9 +74,9 @@ export interface StdioOptions extends Omit<StdioTransportOptions, 'logger'> {
    */
   maxInflight?: number;
   /**
-   * Close the application when the connection ends: stdin ended (2026-07-28 stdio: exit
-   * promptly on EOF, after the grace of `endGraceMs`), or the transport closed it (a client
-   * that does not read, see `maxQueuedBytes`). Default true.
+   * Close the application when the connection ends: stdin ended (MCP 2026-07-28, Basic /
+   * Transports §stdio: exit promptly on EOF, after the grace of `endGraceMs`), or the
+   * transport closed it (a client that does not read, see `maxQueuedBytes`). Default true.
    */
   closeOnEnd?: boolean;
   /** Streams to use instead of the process's own (tests). */
@@ -95,8 +95,8 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
 }
 
 /**
- * Newline-delimited JSON over a readable and a writable stream (MCP 2025-11-25, Transports
- * §stdio).
+ * Newline-delimited JSON over a readable and a writable stream (MCP 2025-11-25, Basic /
+ * Transports §stdio).
  *
  * - Output: lines sent in the same tick are joined into one `write` call. When the output
  *   pushes back, sends wait for `drain` (see `maxQueuedBytes`) and input is paused meanwhile.
@@ -320,7 +320,7 @@ export class StdioServerTransport implements Transport {
  * When stdin ends, requests still running get `endGraceMs` to finish and be answered; then the
  * connection and (with `closeOnEnd`) the application close. The process then exits once
  * nothing else keeps it alive: a handler that ignores its aborted `ctx.signal` and keeps a
- * timer running keeps it, until the client's SIGTERM (2025-11-25 lifecycle, stdio shutdown).
+ * timer running keeps it, until the client's SIGTERM (MCP 2025-11-25, Basic / Lifecycle §Shutdown, stdio).
  * If the client stops reading stdout, handlers wait; past `maxQueuedBytes` the connection
  * closes (reason on stderr) and the application with it, and the process exits once the
  * client reads what the pipe holds or closes it.
