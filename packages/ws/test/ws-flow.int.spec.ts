@@ -72,6 +72,18 @@ describe('MCP over WebSocket: flow control', () => {
     expect(serverSide().flow).toMatchObject({ readingPaused: false, queued: 0 });
   });
 
+  it('runs 64 requests at once by default', async () => {
+    await serve({});
+    const client = await initialized(listener.url);
+    for (let n = 1; n <= 70; n++) client.sendText(toolCall(100 + n, 'hold', { n }));
+    await probe.until(() => probe.started === 64);
+    probe.releaseAll();
+    await probe.until(() => probe.started === 70);
+    probe.releaseAll();
+    for (let n = 1; n <= 70; n++) expect(textOf(await client.response(100 + n))).toBe(`held ${n}`);
+    expect(probe.peak).toBe(64);
+  });
+
   it('stops reading a client that does not read its answers, with the queue bounded, and resumes when it reads', async () => {
     const maxInflight = 8;
     const highWaterMark = 64 * KIB;
