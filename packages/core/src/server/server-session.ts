@@ -78,12 +78,12 @@ export class ServerSession implements ContextSession {
     this.peer = new Peer({
       onRequest: (request, inbound) => this.handle(request, inbound),
       onNotification: (notification) => this.notification(notification),
+      maxInflight,
       // 2025-03-26 is the only revision with JSON-RPC batches.
       acceptBatch: () => this.state === 'ready' && this.behaviourVersion === '2025-03-26',
       onError: (error) => server.logger.error('Connection error:', error),
       onClose: () => this.closed(),
       requestTimeoutMs: server.requestTimeoutMs,
-      maxInflight,
     });
   }
 
