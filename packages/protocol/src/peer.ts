@@ -8,6 +8,7 @@ import {
   RequestTimeoutError,
   toWireError,
 } from './errors';
+import { InflightLimit } from './inflight-limit';
 import {
   classifyMessage,
   JSONRPC_VERSION,
@@ -81,6 +82,13 @@ export interface PeerOptions {
   onClose?: (error?: Error) => void;
   /** Default timeout of outbound requests; default 60 000 ms. */
   requestTimeoutMs?: number;
+  /**
+   * Inbound requests that run at once: a request holds its slot until its response is written
+   * or the other side cancels it. With every slot taken the Peer holds further requests back
+   * and pauses a transport that has `pauseReading()`, or answers them with −32603 on one that has not
+   * (see `InflightLimit`). Default: no limit.
+   */
+  maxInflight?: number;
 }
 
 /** The one record kept per outbound request, settled in one place (`settle`). */
@@ -104,6 +112,8 @@ interface PendingRequest {
 interface BatchCollector {
   remaining: number;
   readonly responses: JSONRPCResponse[];
+  /** Its requests that settled: their slots are freed once the batch is written. */
+  readonly settled: InboundRequest[];
 }
 
 /**
@@ -178,15 +188,23 @@ export class Peer {
   private readonly pending = new Map<RequestId, PendingRequest>();
   private readonly inflight = new Map<RequestId, InboundRequest>();
   private readonly requestTimeoutMs: number;
+  private readonly limit?: InflightLimit;
 
   constructor(private readonly options: PeerOptions = {}) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    if (options.maxInflight !== undefined) {
+      this.limit = new InflightLimit(options.maxInflight, {
+        dispatch: (value) => this.dispatch(value),
+        awaitingAnswers: () => this.pending.size > 0,
+      });
+    }
   }
 
   /** Starts the transport; from now on messages flow. */
   async connect(transport: Transport): Promise<void> {
     if (this.transport) throw new Error('This Peer is already connected; create one Peer per connection');
     this.transport = transport;
+    this.limit?.attach(transport);
     const sink: TransportSink = {
       message: (value) => this.receive(value),
       invalid: (error) => this.sendError(null, error),
@@ -249,6 +267,7 @@ export class Peer {
         abortListener,
       };
       this.pending.set(id, record);
+      this.limit?.update();
       this.startTimer(record);
       if (signal && abortListener) signal.addEventListener('abort', abortListener, { once: true });
       this.transmit(request, options.relatedRequestId).catch((error: Error) =>
@@ -280,6 +299,11 @@ export class Peer {
 
   /** Entry point for every decoded inbound value (the transport sink calls it). */
   receive(value: unknown): void {
+    if (this.closed || this.limit?.hold(value)) return;
+    this.dispatch(value);
+  }
+
+  private dispatch(value: unknown): void {
     if (this.closed) return;
     if (Array.isArray(value)) return this.receiveBatch(value);
     this.receiveOne(value, undefined);
@@ -294,16 +318,20 @@ export class Peer {
         return this.handleNotification(classified.message);
       case 'response':
         return this.handleResponse(classified.message);
-      case 'invalid': {
-        const error: JSONRPCErrorResponse = {
-          jsonrpc: JSONRPC_VERSION,
-          id: classified.id,
-          error: new InvalidRequestError(`Invalid request: ${classified.reason}`).toJSON(),
-        };
-        if (batch) batch.responses.push(error);
-        else this.write(error);
-      }
+      case 'invalid':
+        return this.answerError(
+          classified.id,
+          new InvalidRequestError(`Invalid request: ${classified.reason}`),
+          batch,
+        );
     }
+  }
+
+  /** Answers at once with `error`, alone or in its batch. */
+  private answerError(id: RequestId | null, error: McpError, batch: BatchCollector | undefined): void {
+    const response: JSONRPCErrorResponse = { jsonrpc: JSONRPC_VERSION, id, error: error.toJSON() };
+    if (batch) batch.responses.push(response);
+    else this.write(response);
   }
 
   private receiveBatch(values: unknown[]): void {
@@ -318,7 +346,7 @@ export class Peer {
     if (values.length === 0) {
       return this.sendError(null, new InvalidRequestError('Invalid request: a batch must not be empty'));
     }
-    const batch: BatchCollector = { remaining: 1, responses: [] };
+    const batch: BatchCollector = { remaining: 1, responses: [], settled: [] };
     for (const value of values) {
       if (Array.isArray(value)) {
         batch.responses.push({
@@ -335,18 +363,14 @@ export class Peer {
 
   private handleRequest(request: JSONRPCRequest, batch: BatchCollector | undefined): void {
     if (this.inflight.has(request.id)) {
-      const error: JSONRPCErrorResponse = {
-        jsonrpc: JSONRPC_VERSION,
-        id: request.id,
-        error: new InvalidRequestError(
-          `Invalid request: request id ${JSON.stringify(request.id)} is already in use by a request in progress`,
-        ).toJSON(),
-      };
-      if (batch) batch.responses.push(error);
-      else this.write(error);
-      return;
+      const error = new InvalidRequestError(
+        `Invalid request: request id ${JSON.stringify(request.id)} is already in use by a request in progress`,
+      );
+      return this.answerError(request.id, error, batch);
     }
     const inbound = new InboundRequest(this, request);
+    const refused = this.limit?.acquire(inbound);
+    if (refused) return this.answerError(request.id, refused, batch);
     if (batch) {
       inbound.batch = batch;
       batch.remaining++;
@@ -377,24 +401,36 @@ export class Peer {
     if (this.inflight.get(inbound.id) === inbound) this.inflight.delete(inbound.id);
     let response: JSONRPCResponse | undefined;
     if (inbound.cancelled || this.closed) {
-      // 2025-11-25 cancellation: no response for a cancelled request; its error is expected.
+      // MCP 2025-11-25, Basic / Utilities §Cancellation: no response for a cancelled request.
     } else if (error === undefined) {
       response = { jsonrpc: JSONRPC_VERSION, id: inbound.id, result: result ?? {} };
     } else {
       response = { jsonrpc: JSONRPC_VERSION, id: inbound.id, error: this.toWireError(error).toJSON() };
     }
     const batch = inbound.batch;
+    const limit = this.limit;
     if (batch) {
       if (response) batch.responses.push(response);
+      batch.settled.push(inbound);
       this.settleBatchEntry(batch);
-    } else if (response) {
-      this.write(response, inbound.id);
+    } else if (!response) {
+      limit?.release(inbound);
+    } else {
+      const written = this.write(response, inbound.id);
+      if (limit) written.then(() => limit.release(inbound));
     }
   }
 
   private settleBatchEntry(batch: BatchCollector): void {
     batch.remaining--;
-    if (batch.remaining === 0 && batch.responses.length > 0 && !this.closed) this.write(batch.responses);
+    if (batch.remaining > 0) return;
+    const written =
+      batch.responses.length > 0 && !this.closed ? this.write(batch.responses) : Promise.resolve();
+    const limit = this.limit;
+    if (!limit) return;
+    written.then(() => {
+      for (const inbound of batch.settled) limit.release(inbound);
+    });
   }
 
   private toWireError(error: unknown): McpError {
@@ -407,9 +443,12 @@ export class Peer {
     if (method === Method.Cancelled) {
       const params = notification.params as CancelledNotificationParams | undefined;
       const requestId = params?.requestId;
-      // Unknown, finished or malformed cancellations are ignored (2025-11-25 cancellation).
-      if (requestId === undefined) return;
-      this.inflight.get(requestId)?.cancel(params?.reason ?? 'Cancelled by the peer');
+      // Unknown, finished or malformed cancellations are ignored (MCP 2025-11-25, Basic / Utilities §Cancellation).
+      const inbound = requestId === undefined ? undefined : this.inflight.get(requestId);
+      if (!inbound) return;
+      inbound.cancel(params?.reason ?? 'Cancelled by the peer');
+      // No response follows, so its slot is free (even if its handler ignores the abort).
+      this.limit?.release(inbound);
       return;
     }
     if (method === Method.Progress) {
@@ -449,6 +488,7 @@ export class Peer {
   private settle(record: PendingRequest, result: Result | undefined, error: Error | undefined): void {
     if (this.pending.get(record.id) !== record) return;
     this.pending.delete(record.id);
+    this.limit?.update();
     if (record.timer) clearTimeout(record.timer);
     if (record.signal && record.abortListener)
       record.signal.removeEventListener('abort', record.abortListener);
@@ -518,6 +558,7 @@ export class Peer {
   private handleClosed(error?: Error): void {
     if (this.closed) return;
     this.closed = true;
+    this.limit?.close();
     // Built only when someone hears it: an Error captures a stack, and short-lived connections
     // (one per stateless HTTP request) usually close with nothing pending.
     if (this.pending.size > 0 || this.inflight.size > 0) {

@@ -30,4 +30,12 @@ export interface Transport {
   send(message: WireMessage, options?: SendOptions): void | Promise<void>;
   /** Closes the pipe; the sink's `closed` is called once. */
   close(): Promise<void>;
+  /**
+   * Stops reading (flow control): the Peer calls it when its in-flight limit is reached, so the
+   * other side's writes push back instead of piling up here. Messages already read may still
+   * be delivered. Optional, with {@link resumeReading}; without them the Peer refuses excess requests.
+   */
+  pauseReading?(): void;
+  /** Reads again after {@link pauseReading}. */
+  resumeReading?(): void;
 }

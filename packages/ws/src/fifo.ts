@@ -15,11 +15,6 @@ export class Fifo<T> {
     this.items.push(item);
   }
 
-  /** The oldest item, or undefined when empty. */
-  peek(): T | undefined {
-    return this.head < this.items.length ? this.items[this.head] : undefined;
-  }
-
   /** Removes and returns the oldest item, or undefined when empty. */
   shift(): T | undefined {
     if (this.head >= this.items.length) return undefined;
@@ -34,14 +29,6 @@ export class Fifo<T> {
       this.head = 0;
     }
     return item;
-  }
-
-  /** Removes and returns the first item that matches, or undefined when none does. */
-  removeFirst(test: (item: T) => boolean): T | undefined {
-    for (let i = this.head; i < this.items.length; i++) {
-      if (test(this.items[i])) return this.items.splice(i, 1)[0];
-    }
-    return undefined;
   }
 
   /** Empties the queue and returns what it held, oldest first. */

@@ -12,5 +12,6 @@ export {
   type WebSocketFlowOptions,
   type WebSocketFlowState,
   WebSocketServerTransport,
+  type WebSocketTransportOptions,
   WsCloseCode,
 } from './websocket-server-transport';

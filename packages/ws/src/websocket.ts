@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type GantryApplication, HostOriginPolicy, type ListenHost, type McpListener } from '@gantry/core';
+import {
+  type ConnectionHost,
+  connectionHostOf,
+  type GantryApplication,
+  HostOriginPolicy,
+  type McpListener,
+} from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
 import {
@@ -132,14 +138,13 @@ class WebSocketGateway {
   private closing?: Promise<void>;
 
   constructor(
-    private readonly app: GantryApplication,
+    private readonly host: ConnectionHost,
     private readonly options: WebSocketBindingOptions,
-    private readonly onError: (error: unknown) => void,
   ) {
     this.path = options.path ?? '/mcp';
     this.flow = resolveFlowOptions('websocket', options);
     this.hostOrigin = hostOriginPolicy('websocket', options);
-    app.server.stateless.warnIfKeyIsEphemeral();
+    host.servesNetwork();
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxPayload ?? DEFAULT_MAX_LINE_BYTES,
@@ -234,8 +239,8 @@ class WebSocketGateway {
       timer.unref();
       ws.once('close', () => clearTimeout(timer));
     }
-    this.app.connect(transport, { auth }).catch((error) => {
-      this.onError(error);
+    this.host.connect(transport, { auth, maxInflight: this.flow.maxInflight }).catch((error) => {
+      this.host.logger.error('WebSocket session failed:', error);
       void transport.close(WsCloseCode.InternalError, 'Server error');
     });
   }
@@ -310,11 +315,9 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
     get connections(): ReadonlySet<WebSocketServerTransport> {
       return gateway?.transports ?? NO_CONNECTIONS;
     },
-    async listen(listenHost: ListenHost): Promise<void> {
+    async listen(connectionHost: ConnectionHost): Promise<void> {
       if (server) throw new Error('This WebSocket listener is already listening');
-      const g = new WebSocketGateway(listenHost.app, options, (error) =>
-        listenHost.logger.error('WebSocket session failed:', error),
-      );
+      const g = new WebSocketGateway(connectionHost, options);
       gateway = g;
       const s = createServer((_req, res) => {
         res.writeHead(426, {
@@ -370,9 +373,8 @@ export function attachWebSocket(
   options: WebSocketBindingOptions & { server: Server },
 ): WebSocketAttachment {
   const { server } = options;
-  const gateway = new WebSocketGateway(app, options, (error) =>
-    app.logger.error('WebSocket session failed:', error),
-  );
+  const host = connectionHostOf(app);
+  const gateway = new WebSocketGateway(host, options);
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (gateway.matches(req)) return gateway.handleUpgrade(req, socket, head);
     if (server.listenerCount('upgrade') <= 1) {
@@ -389,7 +391,13 @@ export function attachWebSocket(
     })();
     return closed;
   };
-  // `app.close()` stops listeners; register the attachment as one so shutdown sends 1001.
-  void app.listen({ listen: async () => {}, close }).catch(() => {});
-  return { connections: gateway.transports, close };
+  // `app.close()` closes the attachment too, so that every socket gets 1001.
+  const unregister = host.onClose(close);
+  return {
+    connections: gateway.transports,
+    close: () => {
+      unregister();
+      return close();
+    },
+  };
 }

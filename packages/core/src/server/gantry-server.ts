@@ -144,7 +144,7 @@ export class GantryServer implements SessionHost {
 
   /** Serves one connection on `transport`. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
-    const session = new ServerSession(this, options.auth, options.streams);
+    const session = new ServerSession(this, options.auth, options.streams, options.maxInflight);
     const mode = options.mode ?? 'session';
     if (mode !== 'session')
       session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);

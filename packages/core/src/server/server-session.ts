@@ -95,10 +95,12 @@ export class ServerSession implements ContextSession {
     public auth: AuthInfo | undefined,
     /** Transport controls, for transports that have them (HTTP: closing a request's SSE stream). */
     private readonly streams?: StreamControls,
+    maxInflight?: number,
   ) {
     this.peer = new Peer({
       onRequest: (request, inbound) => host.dispatch(request, inbound, this),
       onNotification: (notification) => this.notification(notification),
+      maxInflight,
       // 2025-03-26 is the only revision with JSON-RPC batches.
       acceptBatch: () => this.state === 'ready' && this.behaviourVersion === '2025-03-26',
       onError: (error) => host.logger.error('Connection error:', error),

@@ -34,6 +34,12 @@ export interface ConnectOptions {
   mode?: ConnectionMode;
   /** Stream controls of the transport (HTTP). */
   streams?: StreamControls;
+  /**
+   * Inbound requests the connection runs at once (`PeerOptions.maxInflight`): further ones
+   * wait, and a transport with `pauseReading()` stops reading meanwhile; one without answers them
+   * with an error. Default: no limit (`stdio()` and `@gantry/ws` pass 64).
+   */
+  maxInflight?: number;
 }
 
 /** One connection served by the application, as its transport sees it. */

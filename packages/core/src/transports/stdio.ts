@@ -18,7 +18,8 @@ import { UnansweredRequests } from './unanswered-requests';
 
 /** Defaults of the flow options of {@link StdioTransportOptions}. */
 export const DEFAULT_STDIO_FLOW = Object.freeze({
-  /** As the WebSocket transport's option of the same name. */
+  /** As the WebSocket transport's options of the same names. */
+  maxInflight: 64,
   maxQueuedBytes: 16 * 1024 * 1024,
   endGraceMs: 10_000,
   /** The most a Node.js client reads from a pipe at once (libuv reads streams in 64 KiB buffers). */
@@ -66,9 +67,16 @@ export interface StdioTransportOptions {
 
 export interface StdioOptions extends Omit<StdioTransportOptions, 'logger'> {
   /**
-   * Close the application when the connection ends: stdin ended (2026-07-28 stdio: exit
-   * promptly on EOF, after the grace of `endGraceMs`), or the transport closed it (a client
-   * that does not read, see `maxQueuedBytes`). Default true.
+   * Requests the server runs at once: a request holds its slot until its answer is written or
+   * the client cancels it. Further requests are held back (up to as many again are read
+   * ahead), then stdin is paused until answers go out; the server's Peer enforces it
+   * (`PeerOptions.maxInflight`). Default 64 (as the WebSocket transport's option).
+   */
+  maxInflight?: number;
+  /**
+   * Close the application when the connection ends: stdin ended (MCP 2026-07-28, Basic /
+   * Transports §stdio: exit promptly on EOF, after the grace of `endGraceMs`), or the
+   * transport closed it (a client that does not read, see `maxQueuedBytes`). Default true.
    */
   closeOnEnd?: boolean;
   /** Streams to use instead of the process's own (tests). */
@@ -87,8 +95,8 @@ function checkOption(name: string, value: number | undefined, fallback: number, 
 }
 
 /**
- * Newline-delimited JSON over a readable and a writable stream (MCP 2025-11-25, Transports
- * §stdio).
+ * Newline-delimited JSON over a readable and a writable stream (MCP 2025-11-25, Basic /
+ * Transports §stdio).
  *
  * - Output: lines sent in the same tick are joined into one `write` call. When the output
  *   pushes back, sends wait for `drain` (see `maxQueuedBytes`) and input is paused meanwhile.
@@ -106,6 +114,9 @@ export class StdioServerTransport implements Transport {
   /** Requests in flight that sent progress: their responses are padded. */
   private readonly progressed = new Set<RequestId>();
   private closed = false;
+  /** Why reading stops: the Peer paused it (in-flight limit), or stdout pushes back. */
+  private pausedByPeer = false;
+  private congested = false;
   /** Set once stdin ended: the connection closes when nothing is unanswered or unwritten. */
   private endTimer?: NodeJS.Timeout;
   private ended = false;
@@ -148,8 +159,8 @@ export class StdioServerTransport implements Transport {
       {
         congestion: (congested) => {
           // Backpressure both ways: stop reading requests until the client reads our output.
-          if (congested) this.input.pause();
-          else if (!this.ended && !this.closed) this.input.resume();
+          this.congested = congested;
+          this.updateReading();
         },
         overflow: (queued) => {
           this.logger.error(
@@ -192,7 +203,7 @@ export class StdioServerTransport implements Transport {
     this.input.on('end', this.onEnd);
     this.input.on('error', this.onInputError);
     this.output.on('error', this.onOutputError);
-    this.input.resume();
+    this.updateReading();
   }
 
   send(message: WireMessage, options?: SendOptions): Promise<void> {
@@ -207,6 +218,23 @@ export class StdioServerTransport implements Transport {
   /** Writes what is queued and closes the connection. */
   async close(): Promise<void> {
     this.finish(undefined, false);
+  }
+
+  /** Stops reading stdin (the Peer's in-flight limit is reached); lines already read still arrive. */
+  pauseReading(): void {
+    this.pausedByPeer = true;
+    this.updateReading();
+  }
+
+  /** Reads stdin again, unless stdout still pushes back. */
+  resumeReading(): void {
+    this.pausedByPeer = false;
+    this.updateReading();
+  }
+
+  private updateReading(): void {
+    if (this.pausedByPeer || this.congested) this.input.pause();
+    else if (!this.ended && !this.closed) this.input.resume();
   }
 
   private encode(message: WireMessage, related: RequestId | undefined): string {
@@ -292,7 +320,7 @@ export class StdioServerTransport implements Transport {
  * When stdin ends, requests still running get `endGraceMs` to finish and be answered; then the
  * connection and (with `closeOnEnd`) the application close. The process then exits once
  * nothing else keeps it alive: a handler that ignores its aborted `ctx.signal` and keeps a
- * timer running keeps it, until the client's SIGTERM (2025-11-25 lifecycle, stdio shutdown).
+ * timer running keeps it, until the client's SIGTERM (MCP 2025-11-25, Basic / Lifecycle §Shutdown, stdio).
  * If the client stops reading stdout, handlers wait; past `maxQueuedBytes` the connection
  * closes (reason on stderr) and the application with it, and the process exits once the
  * client reads what the pipe holds or closes it.
@@ -303,6 +331,7 @@ export class StdioServerTransport implements Transport {
  * ```
  */
 export function stdio(options: StdioOptions = {}): McpListener {
+  const maxInflight = checkOption('maxInflight', options.maxInflight, DEFAULT_STDIO_FLOW.maxInflight, 1);
   let session: Connection | undefined;
   return {
     async listen(host: ConnectionHost): Promise<void> {
@@ -310,7 +339,7 @@ export function stdio(options: StdioOptions = {}): McpListener {
         ...options,
         logger: host.logger,
       });
-      session = await host.connect(transport);
+      session = await host.connect(transport, { maxInflight });
       if (options.closeOnEnd ?? true) {
         session.onClose(() => {
           host.close().catch((error) => host.logger.error('Error while closing after stdin ended:', error));
