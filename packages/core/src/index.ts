@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-export { GantryApplication, type ListenHost } from './application/gantry-application';
+export { GantryApplication } from './application/gantry-application';
 export { GantryFactory } from './application/gantry-factory';
 export type {
   InjectInitialize,

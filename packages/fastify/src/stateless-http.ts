@@ -2,6 +2,7 @@ import type { ConnectionHost } from '@gantry/core';
 import {
   decodeHeaderValue,
   ErrorCode,
+  isObject,
   isStatelessVersion,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -17,10 +18,6 @@ export interface HttpProblem {
   readonly code: number;
   readonly message: string;
   readonly data?: unknown;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InternalError } from './errors';
-import { isRequestId, type RequestId } from './jsonrpc';
+import { isObject, isRequestId, type RequestId } from './jsonrpc';
 import type { Transport } from './transport';
 import { cancelledRequestIdOf } from './types';
 
@@ -16,10 +16,6 @@ export interface InflightLimitHost {
   dispatch(value: unknown): void;
   /** True while the Peer awaits answers to requests it sent. */
   awaitingAnswers(): boolean;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The id of `value` when it is a request (something that will be answered). */

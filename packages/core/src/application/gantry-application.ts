@@ -14,16 +14,6 @@ import type { McpListener } from '../transports/listener';
 import { type InjectInput, type InjectOptions, type InjectResult, inject } from './inject';
 
 /**
- * What an application hands to a listener.
- * @deprecated Transitional: listeners take a `ConnectionHost`; `app` and `server` go away.
- */
-export interface ListenHost extends ConnectionHost {
-  /** The application being served. */
-  readonly app: GantryApplication;
-  readonly server: GantryServer;
-}
-
-/**
  * A bootstrapped application: the DI container, the registry and the protocol engine.
  * `listen()` serves it; `close()` shuts it down gracefully.
  */
@@ -121,8 +111,7 @@ export class GantryApplication {
   /** Starts accepting connections through a listener, e.g. `app.listen(stdio())`. */
   async listen(listener: McpListener): Promise<void> {
     if (this.closing) throw new Error('The application is closed; create a new one to listen again');
-    const host: ListenHost = { ...this[CONNECTION_HOST], app: this, server: this.server };
-    await listener.listen(host);
+    await listener.listen(this[CONNECTION_HOST]);
     this.listeners.push(listener);
   }
 

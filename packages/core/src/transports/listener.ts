@@ -3,8 +3,6 @@ import type { ConnectionHost } from './connection-host';
 /**
  * A way of accepting connections: `stdio()`, the HTTP and WebSocket listeners.
  * `app.listen(listener)` starts it with the app's `ConnectionHost`; `app.close()` closes it.
- * (During the transition the host `app.listen` passes is a `ListenHost`, which also carries
- * `app` and `server`.)
  */
 export interface McpListener {
   listen(host: ConnectionHost): Promise<void>;

@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@gantry/protocol';
+import { isObject } from '@gantry/protocol';
 import type { FastifyRequest } from 'fastify';
 import { isScopeToken } from './errors';
 
@@ -78,7 +79,7 @@ const metadataKeys = [
  * to the caller's object do not leak into running requests.
  */
 export function checkAuthOptions(options: unknown): AuthOptions {
-  if (!isRecord(options)) {
+  if (!isObject(options)) {
     fail(`expected an object with 'verify' and 'metadata', got ${show(options)}`);
   }
   checkKnownKeys(options, optionKeys, '');
@@ -104,7 +105,7 @@ export function checkAuthOptions(options: unknown): AuthOptions {
 }
 
 function checkMetadata(metadata: unknown): ProtectedResourceMetadata {
-  if (!isRecord(metadata)) {
+  if (!isObject(metadata)) {
     fail(`'metadata' must be an object with at least 'authorizationServers', got ${show(metadata)}`);
   }
   checkKnownKeys(metadata, metadataKeys, 'metadata.');
@@ -188,10 +189,6 @@ function isHttpUrl(value: unknown, allowQuery = false): value is string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
   return !value.includes('#') && (allowQuery || !value.includes('?'));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function show(value: unknown): string {
