@@ -10,7 +10,7 @@ import {
   UrlElicitationRequiredError,
 } from '@gantry/protocol';
 import type { MethodHandler } from '../server/method-table';
-import { InputRound } from './input-round';
+import type { InputRound } from './input-round';
 import { principalDigest, RequestStateCodec } from './request-state';
 import { type ResultHints, withHint } from './result-hints';
 import type { StatelessCall } from './stateless-call';
@@ -35,7 +35,6 @@ const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
 /** One try of a round-trip method: the request, and the round its handler asked through. */
 interface Attempt {
   readonly method: string;
-  readonly salient: Salient;
   readonly params: RequestParams | undefined;
   readonly call: StatelessCall;
   readonly round: InputRound;
@@ -76,22 +75,37 @@ export class RoundTrips {
         params?.requestState !== undefined || params?.inputResponses !== undefined
           ? this.replay(method, salient, params, call)
           : undefined;
-      const round = new InputRound(replay?.answers ?? NO_ANSWERS, true, method);
-      call.round = round;
-      const attempt: Attempt = { method, salient, params, call, round, rounds: replay?.rounds ?? 0 };
+      call.beginTry(replay?.answers ?? NO_ANSWERS);
+      const rounds = replay?.rounds ?? 0;
       let outcome: Result | Promise<Result>;
       try {
         outcome = base(params, inbound, call);
       } catch (failure) {
-        return this.afterTry(attempt, { failed: true, failure });
+        return this.afterTry(method, params, call, rounds, { failed: true, failure });
       }
       // A synchronous handler is answered synchronously: no promise on the hot path.
-      if (!(outcome instanceof Promise)) return this.afterTry(attempt, { failed: false, result: outcome });
+      if (!(outcome instanceof Promise)) return this.afterSuccess(method, params, call, rounds, outcome);
       return outcome.then(
-        (result) => this.afterTry(attempt, { failed: false, result }),
-        (failure) => this.afterTry(attempt, { failed: true, failure }),
+        (result) => this.afterSuccess(method, params, call, rounds, result),
+        (failure) => this.afterTry(method, params, call, rounds, { failed: true, failure }),
       );
     };
+  }
+
+  /** A try that returned: most never asked for input, and are answered as they are. */
+  private afterSuccess(
+    method: string,
+    params: RequestParams | undefined,
+    call: StatelessCall,
+    rounds: number,
+    result: Result,
+  ): Result {
+    if (call.asked !== undefined)
+      return this.afterTry(method, params, call, rounds, { failed: false, result });
+    if (method === Method.ResourcesRead && result) {
+      return withHint(result, this.options.hints.forRead(String(params?.uri), call.auth));
+    }
+    return result;
   }
 
   /** Opens the echoed `requestState` and appends the answers of this retry, in order. */
@@ -139,12 +153,19 @@ export class RoundTrips {
   }
 
   /** What one try of a round-trip method answers, once its handler settled. */
-  private afterTry(attempt: Attempt, settled: Settled): Result {
-    const { method, round, rounds, call, params } = attempt;
-    if (round.hasPending) return this.inputRequired(attempt, round.inputRequests);
+  private afterTry(
+    method: string,
+    params: RequestParams | undefined,
+    call: StatelessCall,
+    rounds: number,
+    settled: Settled,
+  ): Result {
+    const round = call.asked;
+    if (round?.hasPending)
+      return this.inputRequired({ method, params, call, round, rounds }, round.inputRequests);
     // The handler needed a capability the request did not declare, and did not recover.
     if (
-      round.lacking &&
+      round?.lacking &&
       (settled.failed || (settled.result as { isError?: unknown } | undefined)?.isError === true)
     ) {
       throw new MissingRequiredClientCapabilityError(
@@ -156,7 +177,10 @@ export class RoundTrips {
       const failure = settled.failure;
       // 2026-07-28 retired −32042: the URL elicitations become input requests of this result.
       if (failure instanceof UrlElicitationRequiredError && failure.elicitations.length > 0) {
-        return this.inputRequired(attempt, urlInputRequests(rounds + 1, failure));
+        return this.inputRequired(
+          { method, params, call, round: call.round, rounds },
+          urlInputRequests(rounds + 1, failure),
+        );
       }
       throw failure;
     }
@@ -168,7 +192,8 @@ export class RoundTrips {
 
   /** Ends a try with `input_required`: the requests, and a state for the retry. */
   private inputRequired(attempt: Attempt, inputRequests: InputRequests): Result {
-    const { method, salient, params, call, round, rounds } = attempt;
+    const { method, params, call, round, rounds } = attempt;
+    const salient = SALIENT[method];
     const { codec, maxRounds } = this.options;
     if (rounds + 1 > maxRounds) {
       throw new InternalError(

@@ -17,6 +17,8 @@ export interface StatelessServices {
   completeElicitation(elicitationId: string): Promise<boolean>;
 }
 
+const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
+
 const UNKNOWN_CLIENT: Implementation = Object.freeze({ name: 'unknown-client', version: '' });
 
 /**
@@ -32,8 +34,10 @@ export class StatelessCall implements ContextSession {
   readonly clientInfo: Implementation;
   /** `_meta["io.modelcontextprotocol/logLevel"]`: without it the request gets no log messages. */
   readonly logLevel: LoggingLevel | undefined;
-  /** Set by the round trips for each try of `tools/call`, `prompts/get` and `resources/read`. */
+  /** The input side of the current try, made when the handler first asks for input. */
   private current?: InputRound;
+  /** Set by the round trips for each try of `tools/call`, `prompts/get` and `resources/read`. */
+  private answers?: readonly unknown[];
 
   constructor(
     readonly method: string,
@@ -54,12 +58,22 @@ export class StatelessCall implements ContextSession {
    * `resources/read` it refuses to ask: only those may return `input_required`.
    */
   get round(): InputRound {
-    this.current ??= new InputRound([], false, this.method);
+    this.current ??= new InputRound(this.answers ?? NO_ANSWERS, this.answers !== undefined, this.method);
     return this.current;
   }
 
-  set round(round: InputRound) {
-    this.current = round;
+  /**
+   * Starts a try that may ask for input, with the answers the client gave so far. The round is
+   * made only if the handler asks: most tries never do.
+   */
+  beginTry(answers: readonly unknown[]): void {
+    this.answers = answers;
+    this.current = undefined;
+  }
+
+  /** The current try's round, if the handler asked for input (or for a capability) in it. */
+  get asked(): InputRound | undefined {
+    return this.current;
   }
 
   /** Who is calling, when the transport authenticated it (read at request time). */
