@@ -74,7 +74,11 @@ describe('Peer: requests and responses', () => {
   });
 });
 
+// Fake timers (Date included): the timeouts are judged on a clock the machine's load cannot move.
 describe('Peer: timeouts', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] }));
+  afterEach(() => jest.useRealTimers());
+
   it('rejects with RequestTimeoutError and tells the peer it gave up', async () => {
     const cancelled: unknown[] = [];
     const { client } = await pair({
@@ -86,11 +90,15 @@ describe('Peer: timeouts', () => {
           }),
         ),
     });
-    const error = await client.request({ method: 'slow' }, { timeoutMs: 50 }).catch((e) => e);
+    const pending = client.request({ method: 'slow' }, { timeoutMs: 50 }).catch((e) => e);
+    await jest.advanceTimersByTimeAsync(49);
+    expect(cancelled).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    const error = await pending;
     expect(error).toBeInstanceOf(RequestTimeoutError);
     expect(error.code).toBe('GANTRY_ERR_REQUEST_TIMEOUT');
     expect(error.message).toBe('Request "slow" timed out after 50 ms');
-    await tick(20);
+    await jest.advanceTimersByTimeAsync(0);
     expect(cancelled).toEqual(['Request timed out after 50 ms']);
   });
 
@@ -110,7 +118,8 @@ describe('Peer: timeouts', () => {
     });
     const seen: number[] = [];
     const started = Date.now();
-    const error = await client
+    let settledAt: number | undefined;
+    const pending = client
       .request(
         { method: 'long' },
         {
@@ -120,11 +129,16 @@ describe('Peer: timeouts', () => {
           onProgress: (p) => seen.push(p.progress),
         },
       )
-      .catch((e) => e);
+      .catch((e) => e)
+      .finally(() => {
+        settledAt = Date.now();
+      });
+    await jest.advanceTimersByTimeAsync(400);
+    const error = await pending;
     expect(error).toBeInstanceOf(RequestTimeoutError);
     // Progress kept it alive well past one timeout period, and the total bound ended it.
     expect(seen.length).toBeGreaterThan(4);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(settledAt! - started).toBe(300);
   });
 
   it('resetTimeoutOnProgress without onProgress still asks for progress, and progress keeps the request alive', async () => {
@@ -148,9 +162,10 @@ describe('Peer: timeouts', () => {
         return { finished: steps };
       },
     });
-    const result = await client.request({ method: 'long' }, { timeoutMs, resetTimeoutOnProgress: true });
+    const pending = client.request({ method: 'long' }, { timeoutMs, resetTimeoutOnProgress: true });
+    await jest.advanceTimersByTimeAsync(steps * (timeoutMs / 2));
     expect(tokens).toEqual([0]);
-    expect(result).toEqual({ finished: steps });
+    expect(await pending).toEqual({ finished: steps });
   });
 
   it('without resetTimeoutOnProgress, progress does not extend the wait', async () => {
@@ -168,9 +183,11 @@ describe('Peer: timeouts', () => {
       },
     });
     const seen: number[] = [];
-    await expect(
-      client.request({ method: 'long' }, { timeoutMs: 60, onProgress: (p) => seen.push(p.progress) }),
-    ).rejects.toBeInstanceOf(RequestTimeoutError);
+    const pending = client
+      .request({ method: 'long' }, { timeoutMs: 60, onProgress: (p) => seen.push(p.progress) })
+      .catch((e) => e);
+    await jest.advanceTimersByTimeAsync(60);
+    expect(await pending).toBeInstanceOf(RequestTimeoutError);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.length).toBeLessThan(20);
   });
