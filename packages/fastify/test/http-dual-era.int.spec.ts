@@ -1,6 +1,8 @@
 // Both protocol eras on one endpoint at the same time: the official SDK v1 client (session
 // era: initialize, Mcp-Session-Id, server→client elicitation and sampling, GET stream) beside
 // raw stateless-era POSTs (2026-07-28: input_required rounds, subscriptions/listen).
+
+import { Changes } from '@gantry/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -9,17 +11,8 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Changes } from '@gantry/testing';
 import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
-import {
-  DUAL_META,
-  headersFor,
-  listenOn,
-  rpc,
-  SseReader,
-  SUB,
-  textResult,
-} from './stateless-support';
+import { DUAL_META, headersFor, listenOn, rpc, SseReader, SUB, textResult } from './stateless-support';
 
 type App = Awaited<ReturnType<typeof createDualEraApp>>;
 type Server = Awaited<ReturnType<typeof listenOn>>;
