@@ -3,6 +3,7 @@
 import { join, resolve } from 'node:path';
 import { Client, clearEraCache, StdioClientTransport } from '@gantry/client';
 import { McpError, RequestCancelledError } from '@gantry/protocol';
+import { eventually } from '@gantry/testing';
 
 const ROOT = resolve(__dirname, '../../..');
 const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
@@ -85,17 +86,15 @@ describe('stdio: a dual-era Gantry server', () => {
 
     const controller = new AbortController();
     const waiting = client.callTool('wait_for_cancel', {}, { signal: controller.signal });
-    let started = '';
-    for (let i = 0; i < 200 && !started.includes('wait started'); i++) {
-      started = text(await client.callTool('journal_events'));
-    }
+    // The journal lives in the server's process: read through a request, polled.
+    const journal = async () => text(await client.callTool('journal_events'));
+    await eventually(async () => (await journal()).includes('wait started'), { what: 'the tool to start' });
     controller.abort('enough');
     await expect(waiting).rejects.toBeInstanceOf(RequestCancelledError);
-    let events = '';
-    for (let i = 0; i < 200 && !events.includes('wait cancelled'); i++) {
-      events = text(await client.callTool('journal_events'));
-    }
-    expect(events).toBe('wait started|wait cancelled');
+    await eventually(async () => (await journal()).includes('wait cancelled'), {
+      what: 'the tool to see the cancellation',
+    });
+    expect(await journal()).toBe('wait started|wait cancelled');
   });
 
   it("era 'session' forces initialize on the same server", async () => {

@@ -13,9 +13,10 @@ import {
 import { Args, Ctx, GantryFactory, Header, Injectable, type McpContext, Module, Tool } from '@gantry/core';
 import { gantryMcp } from '@gantry/fastify';
 import { GantryError, LocalErrorCode, McpError, RequestCancelledError } from '@gantry/protocol';
+import { Changes, eventually } from '@gantry/testing';
 import { IsBoolean, IsInt, IsString } from 'class-validator';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
+import { createDualEraApp, Journal } from '../../core/test/fixtures/dual-era-app';
 import { json, RawHttpServer } from './fixtures/raw-http-server';
 import { LegacySseServer, type RecordedRequest, StreamableSdkServer } from './fixtures/sdk-http-server';
 
@@ -213,9 +214,8 @@ describe('Streamable HTTP, stateless era, against @gantry/fastify', () => {
     expect(listen.headers['mcp-method']).toBe('subscriptions/listen');
 
     await subscription.close();
-    for (let i = 0; i < 200 && server.app.server.hub.size > 0; i++)
-      await new Promise((r) => setTimeout(r, 5));
-    expect(server.app.server.hub.size).toBe(0);
+    // The hub drops the listener when the server notices the closed stream; nothing announces that.
+    await eventually(() => server.app.server.hub.size === 0, { what: 'the hub to drop the listen stream' });
     // Closing the stream is the cancellation: no notifications/cancelled is POSTed.
     expect(server.posts('notifications/cancelled')).toEqual([]);
   });
@@ -224,16 +224,24 @@ describe('Streamable HTTP, stateless era, against @gantry/fastify', () => {
     const server = await dualEra();
     const client = newClient();
     await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+    // The tool records into the app's Journal: each entry is the event awaited.
+    const journal = server.app.get(Journal).events;
+    const recorded = new Changes();
+    const push = journal.push.bind(journal);
+    journal.push = (...entries) => {
+      const length = push(...entries);
+      recorded.changed();
+      return length;
+    };
     const controller = new AbortController();
     const waiting = client.callTool('wait_for_cancel', {}, { signal: controller.signal });
-    let events = '';
-    for (let i = 0; i < 200 && !events.includes('wait started'); i++)
-      events = text(await client.callTool('journal_events'));
+    await recorded.until(() => journal.includes('wait started'), { what: 'the tool to start' });
     controller.abort('enough');
     await expect(waiting).rejects.toBeInstanceOf(RequestCancelledError);
-    for (let i = 0; i < 200 && !events.includes('wait cancelled'); i++)
-      events = text(await client.callTool('journal_events'));
-    expect(events).toBe('wait started|wait cancelled');
+    await recorded.until(() => journal.includes('wait cancelled'), {
+      what: 'the tool to see the cancellation',
+    });
+    expect(text(await client.callTool('journal_events'))).toBe('wait started|wait cancelled');
     expect(server.posts('notifications/cancelled')).toEqual([]);
   });
 

@@ -1,16 +1,21 @@
 import type { AddressInfo } from 'node:net';
 import { Peer, type TransportSink } from '@gantry/protocol';
+import { Changes, eventually } from '@gantry/testing';
 import WebSocket, { WebSocketServer } from 'ws';
 import { WebSocketClientTransport } from '../src';
 
-function recordingSink() {
+/** Records what the transport delivers; `changes`, when given, hears of each message. */
+function recordingSink(changes?: Changes) {
   const messages: unknown[] = [];
   let resolveClosed!: (error?: Error) => void;
   const closed = new Promise<Error | undefined>((resolve) => {
     resolveClosed = resolve;
   });
   const sink: TransportSink = {
-    message: (value) => messages.push(value),
+    message: (value) => {
+      messages.push(value);
+      changes?.changed();
+    },
     invalid: () => {},
     closed: (error) => resolveClosed(error),
   };
@@ -21,8 +26,11 @@ describe('WebSocketClientTransport', () => {
   let wss: WebSocketServer;
   let url: string;
   let accepted: Promise<{ socket: WebSocket; protocol: string; frames: { text: string; binary: boolean }[] }>;
+  /** Hears of every frame the server receives and every message a recording sink gets. */
+  let arrivals: Changes;
 
   beforeEach(async () => {
+    arrivals = new Changes();
     wss = new WebSocketServer({
       host: '127.0.0.1',
       port: 0,
@@ -33,9 +41,10 @@ describe('WebSocketClientTransport', () => {
     accepted = new Promise((resolve) =>
       wss.once('connection', (socket) => {
         const frames: { text: string; binary: boolean }[] = [];
-        socket.on('message', (data, binary) =>
-          frames.push({ text: (data as Buffer).toString('utf8'), binary }),
-        );
+        socket.on('message', (data, binary) => {
+          frames.push({ text: (data as Buffer).toString('utf8'), binary });
+          arrivals.changed();
+        });
         resolve({ socket, protocol: socket.protocol, frames });
       }),
     );
@@ -47,7 +56,7 @@ describe('WebSocketClientTransport', () => {
 
   it('offers subprotocol mcp and exchanges one JSON message per text frame', async () => {
     const transport = new WebSocketClientTransport({ url, protocols: ['mcp'] });
-    const { sink, messages } = recordingSink();
+    const { sink, messages } = recordingSink(arrivals);
     await transport.start(sink);
     const server = await accepted;
     expect(server.protocol).toBe('mcp');
@@ -56,9 +65,9 @@ describe('WebSocketClientTransport', () => {
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await transport.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
     server.socket.send('{"jsonrpc":"2.0","id":1,"result":{}}');
-    for (let i = 0; i < 50 && (server.frames.length < 2 || messages.length < 1); i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await arrivals.until(() => server.frames.length >= 2 && messages.length >= 1, {
+      what: 'two frames on the server and one message on the client',
+    });
     expect(server.frames).toEqual([
       { text: '{"jsonrpc":"2.0","id":1,"method":"ping"}', binary: false },
       { text: '[{"jsonrpc":"2.0","method":"notifications/initialized"}]', binary: false },
@@ -70,12 +79,13 @@ describe('WebSocketClientTransport', () => {
   it('drops frames that are not JSON and reports them', async () => {
     const invalid: string[] = [];
     const transport = new WebSocketClientTransport({ url, onInvalidMessage: (e) => invalid.push(e.message) });
-    const { sink, messages } = recordingSink();
+    const { sink, messages } = recordingSink(arrivals);
     await transport.start(sink);
     const server = await accepted;
     server.socket.send('not json');
     server.socket.send('{"jsonrpc":"2.0","method":"notifications/message","params":{}}');
-    for (let i = 0; i < 50 && messages.length < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    // Frames arrive in order: once the notification is delivered, the bad frame was reported.
+    await arrivals.until(() => messages.length >= 1, { what: 'the notification' });
     expect(invalid).toHaveLength(1);
     expect(messages).toHaveLength(1);
     await transport.close();
@@ -116,9 +126,12 @@ describe('WebSocketClientTransport reconnecting', () => {
   /** Every accepted socket, with the upgrade's Authorization header and the frames it received. */
   const sockets: { socket: WebSocket; authorization?: string; frames: string[] }[] = [];
   let onConnection: () => void = () => {};
+  /** Hears of every frame a server socket receives, and of the test peer's request and abort. */
+  let changes: Changes;
 
   beforeEach(async () => {
     sockets.length = 0;
+    changes = new Changes();
     wss = new WebSocketServer({
       host: '127.0.0.1',
       port: 0,
@@ -126,7 +139,10 @@ describe('WebSocketClientTransport reconnecting', () => {
     });
     wss.on('connection', (socket, request) => {
       const entry = { socket, authorization: request.headers.authorization, frames: [] as string[] };
-      socket.on('message', (data) => entry.frames.push((data as Buffer).toString('utf8')));
+      socket.on('message', (data) => {
+        entry.frames.push((data as Buffer).toString('utf8'));
+        changes.changed();
+      });
       sockets.push(entry);
       onConnection();
     });
@@ -147,10 +163,6 @@ describe('WebSocketClientTransport reconnecting', () => {
     });
   }
 
-  async function until(test: () => boolean): Promise<void> {
-    while (!test()) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-
   it("cancels the server's requests in flight, and never answers them on the new socket", async () => {
     let tokens = 0;
     const transport = new WebSocketClientTransport({
@@ -164,8 +176,10 @@ describe('WebSocketClientTransport reconnecting', () => {
       onRequest: (_request, inbound) =>
         new Promise((resolve) => {
           received = true;
+          changes.changed();
           inbound.signal.addEventListener('abort', () => {
             aborted = true;
+            changes.changed();
             resolve({ late: true });
           });
         }),
@@ -173,13 +187,13 @@ describe('WebSocketClientTransport reconnecting', () => {
     await peer.connect(transport);
     await connections(1);
     sockets[0].socket.send('{"jsonrpc":"2.0","id":0,"method":"roots/list"}');
-    await until(() => received);
+    await changes.until(() => received, { what: 'roots/list to reach the peer' });
     sockets[0].socket.terminate();
     await connections(2);
-    await until(() => aborted);
+    await changes.until(() => aborted, { what: 'the request in flight to be aborted' });
     // A round trip on the new socket: anything sent before it has arrived by then.
     const pong = peer.request({ method: 'ping' });
-    await until(() => sockets[1].frames.length === 1);
+    await changes.until(() => sockets[1].frames.length === 1, { what: 'the ping on the new socket' });
     sockets[1].socket.send(`{"jsonrpc":"2.0","id":${JSON.parse(sockets[1].frames[0]).id},"result":{}}`);
     await pong;
     expect(sockets[1].frames.map((frame) => JSON.parse(frame).method)).toEqual(['ping']);
@@ -205,7 +219,8 @@ describe('WebSocketClientTransport reconnecting', () => {
     await transport.start(sink);
     await connections(1);
     sockets[0].socket.terminate();
-    await until(() => transport.isReconnecting);
+    // The transport's state, which it announces to nobody before the (60 s) retry: polled.
+    await eventually(() => transport.isReconnecting, { what: 'the transport to start reconnecting' });
     const waiting = transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     await transport.close();
     expect(await closed).toBeUndefined();

@@ -1,6 +1,8 @@
 // Both protocol eras on one endpoint at the same time: the official SDK v1 client (session
 // era: initialize, Mcp-Session-Id, server→client elicitation and sampling, GET stream) beside
 // raw stateless-era POSTs (2026-07-28: input_required rounds, subscriptions/listen).
+
+import { Changes } from '@gantry/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -10,16 +12,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
-import {
-  DUAL_META,
-  eventually,
-  headersFor,
-  listenOn,
-  rpc,
-  SseReader,
-  SUB,
-  textResult,
-} from './stateless-support';
+import { DUAL_META, headersFor, listenOn, rpc, SseReader, SUB, textResult } from './stateless-support';
 
 type App = Awaited<ReturnType<typeof createDualEraApp>>;
 type Server = Awaited<ReturnType<typeof listenOn>>;
@@ -178,13 +171,16 @@ describe('both eras side by side on one server (real sockets)', () => {
 
   it('a runtime registry change reaches the session-era GET stream and the stateless listen stream', async () => {
     const { client } = sdkClient();
+    const legacy = new Changes();
     let legacyChanges = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       legacyChanges++;
+      legacy.changed();
     });
     const legacyUpdates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       legacyUpdates.push(notification.params.uri);
+      legacy.changed();
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     await client.subscribeResource({ uri: 'trips://readme' });
@@ -216,7 +212,7 @@ describe('both eras side by side on one server (real sockets)', () => {
     const toggle = await server.post(rpc(1, 'tools/call', { name: 'toggle_extra' }));
     expect(await toggle.json()).toEqual(textResult(1, 'added'));
     expect(await stream.next()).toEqual(toolsChanged);
-    await eventually(() => legacyChanges === 1);
+    await legacy.until(() => legacyChanges >= 1, { what: 'list_changed on the session-era GET stream' });
     expect(legacyChanges).toBe(1);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('extra');
 
@@ -225,7 +221,7 @@ describe('both eras side by side on one server (real sockets)', () => {
       content: [{ type: 'text', text: 'removed' }],
     });
     expect(await stream.next()).toEqual(toolsChanged);
-    await eventually(() => legacyChanges === 2);
+    await legacy.until(() => legacyChanges >= 2, { what: 'a second list_changed on the GET stream' });
     expect(legacyChanges).toBe(2);
 
     // resources/subscribe (session era) and resourceSubscriptions (listen) hear the same update.
@@ -235,7 +231,7 @@ describe('both eras side by side on one server (real sockets)', () => {
       method: 'notifications/resources/updated',
       params: { uri: 'trips://readme', _meta: { [SUB]: 'sub-1' } },
     });
-    await eventually(() => legacyUpdates.length === 1);
+    await legacy.until(() => legacyUpdates.length >= 1, { what: 'resources/updated on the GET stream' });
     expect(legacyUpdates).toEqual(['trips://readme']);
 
     controller.abort();

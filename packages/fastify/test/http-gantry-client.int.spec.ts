@@ -62,9 +62,10 @@ describe("Gantry's own client against Gantry over HTTP", () => {
     expect(text(resumed)).toBe('done after 4 steps (stream dropped: true)');
     expect(progress).toEqual([1, 2, 3, 4]);
     expect(server.app.server.sessions.size).toBe(1);
+    const [session] = server.app.server.sessions;
+    const ended = new Promise<void>((resolve) => session.onClose(resolve));
     await c.close();
-    for (let i = 0; i < 100 && server.app.server.sessions.size > 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await ended;
     expect(server.app.server.sessions.size).toBe(0);
   });
 

@@ -124,6 +124,17 @@ describe('HTTP hardening', () => {
     const session = await (
       await fetch(server.url, { method: 'POST', headers: json, body: JSON.stringify(INITIALIZE) })
     ).headers.get('mcp-session-id');
+    // An interceptor marks the moment the call reaches its handler: then it is in flight.
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    server.app.useGlobalInterceptors({
+      intercept: (context, next) => {
+        if (context.name === 'count') started();
+        return next.handle();
+      },
+    });
     const pending = fetch(server.url, {
       method: 'POST',
       headers: { ...json, 'mcp-session-id': session as string },
@@ -134,7 +145,7 @@ describe('HTTP hardening', () => {
         params: { name: 'count', arguments: { steps: 50, delayMs: 20 } },
       }),
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await inFlight;
     await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': session as string } });
     const response = await pending;
     expect(response.status).toBe(200);

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { GantryFactory } from '@gantry/core';
+import { Changes } from '@gantry/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -126,12 +127,13 @@ describe.each([
 
   it('sends list_changed on the GET stream', async () => {
     let changed = 0;
+    const changes = new Changes();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed++;
+      changes.changed();
     });
     await client.callTool({ name: 'toggle_tool', arguments: { name: 'weather', enabled: false } });
-    for (let i = 0; i < 200 && changed === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(changed).toBeGreaterThan(0);
+    await changes.until(() => changed > 0, { what: 'tools/list_changed on the GET stream' });
     await client.callTool({ name: 'toggle_tool', arguments: { name: 'weather', enabled: true } });
   });
 });

@@ -32,8 +32,8 @@ class StayTools {
 class StayModule {}
 
 describe('stateless-era HTTP edge cases', () => {
-  // transports.md §4.3: an unknown or declined version is 400 + −32022 with data.supported and
-  // data.requested, whatever the version string looks like.
+  // MCP 2026-07-28, Transports › Streamable HTTP: an unknown or declined version is 400 +
+  // −32022 with data.supported and data.requested, whatever the version string looks like.
   it('400 −32022 for an unknown version in header and _meta, whatever it looks like', async () => {
     const app = await createDualEraApp();
     const fastify = await injectServer(app);
@@ -60,7 +60,8 @@ describe('stateless-era HTTP edge cases', () => {
   });
 
   // Under responseMode 'sse' an answer becomes a stream only once a notification precedes it,
-  // so −32601 keeps its 404 and −32021 its 400 (transports.md §4.7; clients detect the era by them).
+  // so −32601 keeps its 404 and −32021 its 400 (MCP 2026-07-28, Transports › Streamable HTTP;
+  // clients detect the era by them).
   it("keeps the era's error statuses with responseMode 'sse': 404 −32601, 400 −32021", async () => {
     const app = await createDualEraApp();
     const fastify = await injectServer(app, { responseMode: 'sse' });
@@ -87,7 +88,7 @@ describe('stateless-era HTTP edge cases', () => {
     await app.close();
   });
 
-  // A browser client must send Mcp-Param-{Name} (transports.md §4.4): the preflight allows it.
+  // A browser client must send Mcp-Param-{Name} (MCP 2026-07-28, Transports › Streamable HTTP): the preflight allows it.
   it('lets a CORS preflight ask for Mcp-Param-* headers', async () => {
     const app = await createDualEraApp();
     const fastify = await injectServer(app, { cors: { origins: ['http://localhost:5173'] } });

@@ -1,21 +1,21 @@
 // The stateless era (2026-07-28) over Streamable HTTP, as literal JSON on the wire: the
 // request-metadata headers and their 400s, the era's status codes, SSE answers without ids or
 // priming, multi round-trip requests, caching hints, subscriptions/listen and cancellation by
-// disconnect. Spec digests: shared/spec/transports.md §4, stateless-era.md §2, §6–§8, §12.
+// disconnect (MCP 2026-07-28, Transports › Streamable HTTP).
 import 'reflect-metadata';
 import { Args, GantryFactory, Header, Injectable, Module, Tool } from '@gantry/core';
 import type { AuthInfo } from '@gantry/protocol';
+import { Changes, eventually } from '@gantry/testing';
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
+import { createDualEraApp, Journal } from '../../core/test/fixtures/dual-era-app';
 import { type GantryMcpOptions, gantryMcp } from '../src';
 import {
   ACCEPT,
   b64,
   CC,
   DUAL_META,
-  eventually,
   headersFor,
   injectStateless,
   listenOn,
@@ -1461,8 +1461,8 @@ describe('subscriptions/listen over real HTTP', () => {
     const stream = await listen('L4', { toolsListChanged: true });
     expect(app.server.hub.size).toBe(1);
     stream.controller.abort();
-    await eventually(() => app.server.hub.size === 0);
-    expect(app.server.hub.size).toBe(0);
+    // The hub drops the listener when the server notices the closed socket; nothing announces that.
+    await eventually(() => app.server.hub.size === 0, { what: 'the hub to drop the closed listen stream' });
     expect(await call(1, 'toggle_extra')).toEqual(textResult(1, 'added'));
     await app.resources.updated('trips://readme');
 
@@ -1530,11 +1530,20 @@ describe('cancellation by disconnect (real sockets)', () => {
       .post(rpc(1, 'tools/call', { name: 'wait_for_cancel' }), undefined, controller.signal)
       .then((response) => response.text())
       .catch((reason: Error) => reason.name);
-    await eventually(async () => (await journal(server)) === 'wait started');
+    // The tool records into the app's Journal: each entry is the event awaited.
+    const events = app.get(Journal).events;
+    const recorded = new Changes();
+    const push = events.push.bind(events);
+    events.push = (...entries) => {
+      const length = push(...entries);
+      recorded.changed();
+      return length;
+    };
+    await recorded.until(() => events.includes('wait started'), { what: 'the tool to start' });
     expect(await journal(server)).toBe('wait started');
     controller.abort();
     expect(await pending).toBe('AbortError');
-    await eventually(async () => (await journal(server)) !== 'wait started');
+    await recorded.until(() => events.length > 1, { what: 'the tool to see the cancellation' });
     expect(await journal(server)).toBe('wait started|wait cancelled');
     await server.fastify.close();
     await app.close();

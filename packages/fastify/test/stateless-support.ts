@@ -164,11 +164,3 @@ export class SseReader {
     return this.reader.cancel().catch(() => undefined);
   }
 }
-
-/** Polls `probe` until it returns true (bounded); the caller asserts on what it then sees. */
-export async function eventually(probe: () => boolean | Promise<boolean>, tries = 500): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

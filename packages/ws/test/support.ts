@@ -1,4 +1,5 @@
 import type { GantryApplication } from '@gantry/core';
+import { Changes } from '@gantry/testing';
 import WebSocket from 'ws';
 import { createFeatureApp } from '../../core/test/fixtures/feature-app';
 import { type WebSocketOptions, websocket } from '../src';
@@ -10,11 +11,14 @@ export async function serve(options: Partial<WebSocketOptions> = {}) {
   return { app, listener, url: listener.url };
 }
 
-/** A raw `ws` client that queues every text frame it receives. */
+/**
+ * A raw `ws` client that queues every text frame it receives: WebSocket frames, which the
+ * stdio-based `openWire` of `@gantry/testing` cannot carry.
+ */
 export class RawClient {
   readonly frames: unknown[] = [];
   readonly texts: string[] = [];
-  private waiters: Array<() => void> = [];
+  private readonly arrivals = new Changes();
   closed?: Promise<{ code: number; reason: string }>;
 
   constructor(readonly socket: WebSocket) {
@@ -22,7 +26,7 @@ export class RawClient {
       const text = (data as Buffer).toString('utf8');
       this.texts.push(text);
       this.frames.push(isBinary ? data : JSON.parse(text));
-      for (const wake of this.waiters.splice(0)) wake();
+      this.arrivals.changed();
     });
     this.closed = new Promise((resolve) =>
       socket.once('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
@@ -43,24 +47,21 @@ export class RawClient {
     this.socket.send(text, { binary: false });
   }
 
-  /** The next frame whose `id` is `id` (responses), or matching `test`. */
+  /** The next frame whose `id` is `id` (responses), or matching `test`; it is taken out of `frames`. */
   async next(
     test: (frame: Record<string, unknown>) => boolean,
     timeoutMs = 5_000,
   ): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.frames.findIndex((f) => test(f as Record<string, unknown>));
-      if (index !== -1) return this.frames.splice(index, 1)[0] as Record<string, unknown>;
-      if (Date.now() > deadline) throw new Error(`No matching frame; got ${JSON.stringify(this.frames)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
+    const find = () => this.frames.findIndex((f) => test(f as Record<string, unknown>));
+    await this.arrivals
+      .until(() => find() !== -1, { timeoutMs })
+      .catch(() => {
+        throw new Error(`No matching frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames)}`);
       });
-    }
+    // Re-found: another reader woken by the same frame may have taken it meanwhile.
+    const index = find();
+    if (index === -1) return this.next(test, timeoutMs);
+    return this.frames.splice(index, 1)[0] as Record<string, unknown>;
   }
 
   response(id: unknown) {

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import type { GantryApplication } from '@gantry/core';
+import { eventually } from '@gantry/testing';
 import WebSocket from 'ws';
 import {
   type WebSocketListener,
@@ -10,11 +12,6 @@ import { createFlowApp, type FlowProbe } from './fixtures/flow-app';
 import { initialized, RawClient } from './support';
 
 const KIB = 1024;
-
-/** Checks `test` every few milliseconds until it holds (the suite's timeout bounds the wait). */
-async function waitFor(test: () => boolean): Promise<void> {
-  while (!test()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
 
 function toolCall(id: number, name: string, args: object, meta?: object): string {
   return JSON.stringify({
@@ -96,7 +93,8 @@ describe('MCP over WebSocket: flow control', () => {
 
     // The server stalls: the admitted requests answered (into the socket's buffer or the
     // queue), their slots kept until the answers are written, the others held, reading stopped.
-    await waitFor(() => serverSide().flow.readingPaused);
+    // Transport state that no event announces: polled.
+    await eventually(() => serverSide().flow.readingPaused, { what: 'the server to stop reading' });
     const stalled = serverSide().flow;
     expect(probe.blobs).toBeLessThan(count);
     // What waits in the server: under the high-water mark plus one answer in the socket's
@@ -118,7 +116,12 @@ describe('MCP over WebSocket: flow control', () => {
     // 512 progress notifications of 64 KiB (32 MiB), sent without waiting for one another.
     client.sendText(toolCall(2, 'flood', { count: 512, kib: 64 }, { progressToken: 'f' }));
 
-    await waitFor(() => serverSide().socket.readyState === WebSocket.CLOSING);
+    // The server's close handshake starts (CLOSING) while the paused client cannot answer it;
+    // ws emits nothing at that point, so the state is polled.
+    const serverSocket = serverSide().socket;
+    await eventually(() => serverSocket.readyState === WebSocket.CLOSING, {
+      what: 'the server to start closing the socket',
+    });
     const flow = serverSide().flow;
     // What was queued is dropped; the socket's own buffer stayed near the high-water mark.
     expect(flow.queuedBytes).toBe(0);
@@ -130,7 +133,9 @@ describe('MCP over WebSocket: flow control', () => {
     );
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.length).toBeLessThan(512);
-    await waitFor(() => listener.connections.size === 0);
+    // The listener forgets the connection in its own 'close' listener, registered before ours.
+    if (serverSocket.readyState !== WebSocket.CLOSED) await once(serverSocket, 'close');
+    expect(listener.connections.size).toBe(0);
   });
 
   it("keeps reading the client's answers to server requests while requests are held", async () => {

@@ -39,10 +39,11 @@ describe("Gantry's own client over WebSocket", () => {
     expect(progress).toEqual([1, 2, 3]);
     await client.ping();
     expect(server.app.server.sessions.size).toBe(1);
+    const [session] = server.app.server.sessions;
+    const ended = new Promise<void>((resolve) => session.onClose(resolve));
 
     await client.close();
-    for (let i = 0; i < 50 && server.app.server.sessions.size > 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await ended;
     expect(server.app.server.sessions.size).toBe(0);
   });
 

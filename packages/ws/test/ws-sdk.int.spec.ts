@@ -47,10 +47,9 @@ describe('the official SDK v1 client over WebSocket', () => {
 
     const [session] = [...server.app.server.sessions];
     expect(session.clientInfo).toEqual({ name: 'sdk-ws', version: '1.0.0' });
+    const ended = new Promise<void>((resolve) => session.onClose(resolve));
     await client.close();
-    for (let i = 0; i < 100 && server.app.server.sessions.size > 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await ended;
     expect(server.app.server.sessions.size).toBe(0);
   });
 });

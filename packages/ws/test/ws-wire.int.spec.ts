@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Changes } from '@gantry/testing';
 import WebSocket from 'ws';
 import { createFeatureApp } from '../../core/test/fixtures/feature-app';
 import { attachWebSocket } from '../src';
@@ -157,7 +158,15 @@ describe('MCP over WebSocket: the wire', () => {
   it('keeps an answering peer alive through heartbeats', async () => {
     server = await serve({ heartbeatMs: 30 });
     const client = await initialized(server.url);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A heartbeat pings only a peer whose pong to the previous ping came back, and drops the
+    // others: a third ping proves two pongs (ws answers automatically) were accepted.
+    let pings = 0;
+    const heartbeats = new Changes();
+    client.socket.on('ping', () => {
+      pings++;
+      heartbeats.changed();
+    });
+    await heartbeats.until(() => pings >= 3, { what: 'three heartbeat pings' });
     client.sendText('{"jsonrpc":"2.0","id":2,"method":"ping"}');
     expect(await client.response(2)).toMatchObject({ result: {} });
   });
