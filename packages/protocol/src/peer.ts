@@ -500,18 +500,20 @@ export class Peer {
   private startTimer(record: PendingRequest): void {
     if (record.timer) clearTimeout(record.timer);
     const remaining = record.deadline - Date.now();
-    if (remaining <= 0) return this.timeoutPending(record);
-    const delay = Math.min(record.timeoutMs, remaining);
+    if (remaining <= 0) return this.timeoutPending(record, true);
+    // Which bound this timer enforces is known now; the wall clock read when it fires may be a
+    // millisecond behind the timer's own.
+    const total = remaining <= record.timeoutMs;
+    const delay = total ? remaining : record.timeoutMs;
     // Infinity (or anything past setTimeout's 2^31-1 ms range) means no timeout at all.
-    record.timer = delay < MAX_TIMER_MS ? setTimeout(() => this.timeoutPending(record), delay) : undefined;
+    record.timer =
+      delay < MAX_TIMER_MS ? setTimeout(() => this.timeoutPending(record, total), delay) : undefined;
   }
 
-  private timeoutPending(record: PendingRequest): void {
+  private timeoutPending(record: PendingRequest, total: boolean): void {
     // Name the bound that expired: the total one, or the (possibly restarted) per-wait one.
     const bound =
-      record.maxTotalTimeoutMs !== undefined && Date.now() >= record.deadline
-        ? record.maxTotalTimeoutMs
-        : record.timeoutMs;
+      total && record.maxTotalTimeoutMs !== undefined ? record.maxTotalTimeoutMs : record.timeoutMs;
     this.sendCancelled(record.id, `Request timed out after ${bound} ms`);
     this.settle(record, undefined, new RequestTimeoutError(record.method, bound));
   }

@@ -303,12 +303,20 @@ describe('Peer: notifications', () => {
 
 describe('Peer: timeout bounds and send failures', () => {
   it('applies a maxTotalTimeoutMs shorter than the timeout from the start', async () => {
-    const { client } = await pair({ onRequest: () => new Promise(() => {}) });
-    const error = await client
-      .request({ method: 'slow' }, { timeoutMs: 10_000, maxTotalTimeoutMs: 40 })
-      .catch((e) => e);
-    expect(error).toBeInstanceOf(RequestTimeoutError);
-    expect(error.message).toBe('Request "slow" timed out after 40 ms');
+    // Fake timers: on a loaded machine the 40 ms timer could fire late enough to look like the other.
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+    try {
+      const { client } = await pair({ onRequest: () => new Promise(() => {}) });
+      const pending = client
+        .request({ method: 'slow' }, { timeoutMs: 10_000, maxTotalTimeoutMs: 40 })
+        .catch((e) => e);
+      await jest.advanceTimersByTimeAsync(40);
+      const error = await pending;
+      expect(error).toBeInstanceOf(RequestTimeoutError);
+      expect(error.message).toBe('Request "slow" timed out after 40 ms');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('treats an infinite timeout as no timeout', async () => {

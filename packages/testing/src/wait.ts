@@ -1,6 +1,6 @@
 /** Options of `Changes.until` and `eventually`. */
 export interface WaitOptions {
-  /** How long to wait before rejecting. Default 5000 ms. */
+  /** How long to wait before rejecting. Default 10 000 ms: long enough for a loaded CI machine, short of a test runner's own timeout. */
   timeoutMs?: number;
   /** What is awaited, for the error message. */
   what?: string;
@@ -35,7 +35,7 @@ export class Changes {
   /** Resolves once `check()` is true; rejects after `timeoutMs` naming `what`. */
   until(check: () => boolean, options: WaitOptions = {}): Promise<void> {
     if (check()) return Promise.resolve();
-    const timeoutMs = options.timeoutMs ?? 5000;
+    const timeoutMs = options.timeoutMs ?? 10_000;
     return new Promise((resolve, reject) => {
       const waiter = () => {
         if (!check()) return;
@@ -62,7 +62,7 @@ export async function eventually(
   check: () => boolean | Promise<boolean>,
   options: WaitOptions & { intervalMs?: number } = {},
 ): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 5000;
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
