@@ -42,6 +42,7 @@ export {
   type JSONRPCResponse,
   type JSONRPCResultResponse,
   type Meta,
+  notificationOf,
   type OutboundMessage,
   type ProgressToken,
   type RequestId,

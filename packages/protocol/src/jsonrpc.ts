@@ -174,3 +174,10 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
       'The message is neither a request, a notification nor a response: it has no "method", "result" or "error"',
   };
 }
+
+/** The notification that carries `message`, with no `params` key when it has none. */
+export function notificationOf(message: OutboundMessage): JSONRPCNotification {
+  return message.params === undefined
+    ? { jsonrpc: JSONRPC_VERSION, method: message.method }
+    : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params };
+}

@@ -18,6 +18,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
   type Meta,
+  notificationOf,
   type OutboundMessage,
   type ProgressToken,
   type RequestId,
@@ -279,11 +280,7 @@ export class Peer {
   /** Sends a notification. */
   notify(message: OutboundMessage, options: { relatedRequestId?: RequestId } = {}): Promise<void> {
     if (!this.transport || this.closed) return Promise.reject(new NotConnectedError());
-    const notification: JSONRPCNotification =
-      message.params === undefined
-        ? { jsonrpc: JSONRPC_VERSION, method: message.method }
-        : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params };
-    return this.write(notification, options.relatedRequestId);
+    return this.write(notificationOf(message), options.relatedRequestId);
   }
 
   /** Closes the transport. Pending requests reject with `ConnectionClosedError`; running handlers are aborted. */

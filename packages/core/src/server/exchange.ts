@@ -6,6 +6,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
   McpError,
+  notificationOf,
   type OutboundMessage,
   type RequestOptions,
   type Result,
@@ -40,11 +41,7 @@ export function serveExchange(
 ): Promise<JSONRPCResponse | undefined> {
   const channel = {
     notify: async (message: OutboundMessage) => {
-      await exchange.notify(
-        message.params === undefined
-          ? { jsonrpc: JSONRPC_VERSION, method: message.method }
-          : { jsonrpc: JSONRPC_VERSION, method: message.method, params: message.params },
-      );
+      await exchange.notify(notificationOf(message));
     },
     request: NO_SERVER_REQUESTS as <T extends Result>(m: OutboundMessage, o: RequestOptions) => Promise<T>,
   };
