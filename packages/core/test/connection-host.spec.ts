@@ -93,4 +93,27 @@ describe('ConnectionHost.exchange', () => {
     controller.abort(new Error('client went away'));
     expect(await pending).toBeUndefined();
   });
+
+  it('hands bindCancel the canceller before the handler runs; cancelling produces no response', async () => {
+    app = await createDualEraApp();
+    let cancel: ((reason?: unknown) => void) | undefined;
+    const pending = connectionHostOf(app).exchange(call(5, 'wait_for_cancel'), {
+      bindCancel(cancelExchange) {
+        cancel = cancelExchange;
+      },
+      notify() {},
+    });
+    expect(cancel).toBeInstanceOf(Function);
+    cancel?.(new Error('client went away'));
+    expect(await pending).toBeUndefined();
+  });
+
+  it('answers as usual when bindCancel is given but never used', async () => {
+    app = await createDualEraApp();
+    const response = await connectionHostOf(app).exchange(call(6, 'echo', { text: 'kept' }), {
+      bindCancel() {},
+      notify() {},
+    });
+    expect(response).toMatchObject({ id: 6, result: { resultType: 'complete' } });
+  });
 });

@@ -1,5 +1,5 @@
 import type { ConnectionHost, Exchange } from '@gantry/core';
-import { type AuthInfo, type JSONRPCRequest, StatelessMethod } from '@gantry/protocol';
+import { type AuthInfo, ConnectionClosedError, type JSONRPCRequest, StatelessMethod } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import { newId } from './http-session';
 import { RequestStream, type ResponseMode } from './request-stream';
@@ -45,10 +45,12 @@ export class StatelessExchanges {
       stepUp,
       newStreamId: () => newId(9),
     });
-    const controller = new AbortController();
+    let cancel: ((reason?: unknown) => void) | undefined;
     const exchange: Exchange = {
       auth,
-      signal: controller.signal,
+      bindCancel: (cancelExchange) => {
+        cancel = cancelExchange;
+      },
       // In `json` mode a notification has nowhere to go: it is dropped.
       notify: (notification) => stream.related(notification),
     };
@@ -57,7 +59,8 @@ export class StatelessExchanges {
       exchange,
       end: () => {
         this.live.delete(live);
-        if (!done) controller.abort();
+        if (!done)
+          cancel?.(new ConnectionClosedError('Connection closed: the HTTP exchange ended before its answer'));
         stream.abort();
       },
     };

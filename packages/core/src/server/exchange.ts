@@ -8,6 +8,7 @@ import {
   McpError,
   notificationOf,
   type OutboundMessage,
+  RequestCancelledError,
   type RequestOptions,
   type Result,
   toWireError,
@@ -51,6 +52,7 @@ export function serveExchange(
     if (signal.aborted) return Promise.resolve(undefined);
     signal.addEventListener('abort', () => inbound.cancel(signal.reason), { once: true });
   }
+  exchange.bindCancel?.((reason) => inbound.cancel(reason ?? new RequestCancelledError(request.method)));
   const answer = (
     result: Result | undefined,
     failed = false,

@@ -66,6 +66,12 @@ export interface Exchange {
   readonly auth?: AuthInfo;
   /** Aborts the handler, e.g. when the client goes away; no response is then produced. */
   readonly signal?: AbortSignal;
+  /**
+   * Receives, before the handler starts, the function that cancels the exchange as `signal`
+   * aborting would: for a transport that has no AbortSignal of its own, since making one per
+   * request costs more than the rest of the exchange's bookkeeping.
+   */
+  bindCancel?(cancel: (reason?: unknown) => void): void;
   /** Sends a notification of the request (progress, log messages, listen-stream events). */
   notify(notification: JSONRPCNotification): void | Promise<void>;
 }
