@@ -70,16 +70,24 @@ const SERVER_NAMES = [
   'gantry-schema-stateless',
   'sdk',
   'floor',
+  'floor-stateless',
 ] as const;
 type ServerName = (typeof SERVER_NAMES)[number];
 
 /**
  * The stdio servers each `--era` runs: the session era's four, and for the stateless era the
- * Gantry variants in both eras (the ratio is stateless ÷ legacy) and the floor.
+ * Gantry variants and the floor in both eras (the ratio is stateless ÷ session era).
  */
 const STDIO_BY_ERA: Record<'session' | 'stateless', readonly ServerName[]> = {
   session: ['gantry', 'gantry-schema', 'sdk', 'floor'],
-  stateless: ['gantry', 'gantry-schema', 'gantry-stateless', 'gantry-schema-stateless', 'floor'],
+  stateless: [
+    'gantry',
+    'gantry-schema',
+    'gantry-stateless',
+    'gantry-schema-stateless',
+    'floor',
+    'floor-stateless',
+  ],
 };
 
 const HTTP_SERVER_NAMES = ['gantry', 'sdk', 'sdk-v2', 'floor'] as const;

@@ -50,10 +50,12 @@ export const GANTRY_VARIANTS: Readonly<Record<string, string>> = {
  * every request), how the tables name them, and the session-era server each is compared with.
  */
 export const STATELESS_VARIANTS: Readonly<
-  Record<string, { readonly label: string; readonly session: string }>
+  Record<string, { readonly label: string; readonly session: string; readonly floor?: true }>
 > = {
   'gantry-stateless': { label: 'gantry (DTO) stateless', session: 'gantry' },
   'gantry-schema-stateless': { label: 'gantry (JSON Schema) stateless', session: 'gantry-schema' },
+  // No MCP logic: its ratio is what the era's bigger messages cost by themselves. No target.
+  'floor-stateless': { label: 'floor stateless', session: 'floor', floor: true },
 };
 
 /** The metrics the stateless-era variants are measured on: no cold start (there is no handshake to time). */
@@ -155,7 +157,7 @@ export interface StatelessRatioRow {
   /** ÷ the same server in the session era (measured in the same rounds), and per round. */
   overSession: number | null;
   overSessionRounds: number[] | null;
-  /** ÷ the floor (which answers the session-era lines: it has no MCP logic, so the era is nothing to it). */
+  /** ÷ the floor answering the same stateless-era lines (null for the floor itself). */
   overFloor: number | null;
   overFloorRounds: number[] | null;
   target: string | null;
@@ -180,9 +182,12 @@ export function computeStatelessRatios(results: BenchResults): StatelessRatioRow
         const rounds = stateless.rounds[key].map((value, round) => value / server.rounds[key][round]);
         return [medianRatio(stateless.median[key], server.median[key]), rounds] as const;
       };
-      const [overSession, overSessionRounds] = versus(STATELESS_VARIANTS[name].session);
-      const [overFloor, overFloorRounds] = versus('floor');
-      const target = STATELESS_TARGETS.find((candidate) => candidate.metric === key);
+      const variant = STATELESS_VARIANTS[name];
+      const [overSession, overSessionRounds] = versus(variant.session);
+      const [overFloor, overFloorRounds] = variant.floor ? [null, null] : versus('floor-stateless');
+      const target = variant.floor
+        ? undefined
+        : STATELESS_TARGETS.find((candidate) => candidate.metric === key);
       let verdict: StatelessRatioRow['verdict'] = null;
       if (target !== undefined && overSession !== null && overSessionRounds !== null) {
         verdict = verdictOf((value) => meetsTarget(target, value), overSession, overSessionRounds);
@@ -262,7 +267,8 @@ export function renderReport(results: BenchResults): string {
       : [
           '',
           'Stateless era (2026-07-28: no initialize, _meta on every request), the same servers: each variant ÷ itself',
-          'in the session era and ÷ floor (the floor answers the session-era lines; it has no MCP logic), in brackets as above',
+          'in the session era and ÷ the floor answering the same stateless-era lines, in brackets as above; the floor',
+          "stateless row is the floor ÷ itself in the session era: what the era's bigger messages cost with no MCP logic",
           variantRatiosTable(
             ['stateless variant', 'metric', '÷ session era', '÷ floor', 'target', 'verdict'],
             statelessRows,
