@@ -62,6 +62,7 @@ export async function connectHttp(
       url,
       headers: options.headers,
       fetch: options.fetch,
+      auth: options.auth,
       maxMessageBytes: options.maxMessageBytes,
       onError: options.onError,
     });

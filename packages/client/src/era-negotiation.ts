@@ -263,6 +263,7 @@ async function discover(
     } catch (error) {
       if (signal?.aborted || !peer.isConnected) throw error;
       const verdict = classifyProbeError(error);
+      if (verdict.kind === 'refused') throw error;
       if (verdict.kind === 'session') return { era: 'session', error };
       if ((error as McpError).code !== ErrorCode.UnsupportedProtocolVersion)
         return { era: 'stateless', version };

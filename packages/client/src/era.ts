@@ -1,7 +1,14 @@
 // Which protocol era a server speaks, and how a client finds out (MCP 2026-07-28, Basic /
 // Versioning §"Backward Compatibility"; Basic / Transports §"stdio" and §"Streamable HTTP").
-import { ErrorCode, isStatelessVersion, McpError, STATELESS_PROTOCOL_VERSIONS } from '@gantry/protocol';
-import { type HttpFailureData, httpStatusOf } from './http-status-error';
+import {
+  ErrorCode,
+  GantryError,
+  isStatelessVersion,
+  LocalErrorCode,
+  McpError,
+  STATELESS_PROTOCOL_VERSIONS,
+} from '@gantry/protocol';
+import { type HttpFailureData, HttpStatusError, httpStatusOf } from './http-status-error';
 
 /**
  * The protocol era of a connection: `'stateless'` is the stateless era (2026-07-28: per-request
@@ -62,7 +69,12 @@ export type ProbeVerdict =
   /** A stateless-era server; `supported` lists the versions it named, when it named any. */
   | { kind: 'stateless'; supported?: string[] }
   /** Not a stateless-era server: fall back to `initialize`. */
-  | { kind: 'session' };
+  | { kind: 'session' }
+  /**
+   * The server refused to say: authorization is missing or failed (HTTP 401, or an `auth`
+   * strategy's flow failed). Falling back would only be refused again.
+   */
+  | { kind: 'refused' };
 
 /** The codes only a 2026-07-28 server sends (`-32020` … `-32022`). */
 const STATELESS_CODES: ReadonlySet<number> = new Set([
@@ -78,6 +90,8 @@ const STATELESS_CODES: ReadonlySet<number> = new Set([
  * lost connection included, means "try `initialize`": the fallback is never keyed to one code.
  */
 export function classifyProbeError(error: unknown): ProbeVerdict {
+  if (error instanceof GantryError && error.code === LocalErrorCode.Authorization) return { kind: 'refused' };
+  if (error instanceof HttpStatusError && error.status === 401) return { kind: 'refused' };
   if (!(error instanceof McpError)) return { kind: 'session' };
   const status = httpStatusOf(error);
   const stateless =

@@ -69,14 +69,11 @@ export function excerpt(text: string, max = 500): string {
 
 /**
  * The error of a fetch that got no HTTP answer: `closedMessage` when the transport's own
- * close aborted it, otherwise the network failure (connection refused, reset…).
+ * close aborted it, otherwise the network failure (connection refused, reset…). A failed OAuth
+ * flow (an `auth` strategy's `AuthorizationError`) is not a network failure: it surfaces as itself.
  */
-export function unreachableError(
-  method: string,
-  url: URL,
-  error: unknown,
-  closed: boolean,
-): ConnectionClosedError {
+export function unreachableError(method: string, url: URL, error: unknown, closed: boolean): Error {
+  if (error instanceof GantryError && error.code === LocalErrorCode.Authorization) return error;
   if (closed) return new ConnectionClosedError('Connection closed: the transport was closed');
   const cause = asError(error);
   // undici's "fetch failed" hides the reason (ECONNREFUSED…) in `cause`.

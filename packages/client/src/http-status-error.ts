@@ -7,6 +7,8 @@ import {
   McpError,
   type RequestId,
 } from '@gantry/protocol';
+import type { AuthChallenge } from './auth/types';
+import { parseWwwAuthenticate } from './auth/www-authenticate';
 import { excerpt, readBodyText } from './http-exchange';
 
 /** Stable code of {@link HttpStatusError}, in the style of `LocalErrorCode`. */
@@ -20,6 +22,8 @@ export interface HttpFailureData {
   httpStatus: number;
   /** The response body as text (possibly a JSON-RPC error without id, as the spec allows). */
   body: string;
+  /** The answer's `WWW-Authenticate` header, when it had one (401 and 403 do). */
+  wwwAuthenticate?: string;
 }
 
 /**
@@ -31,6 +35,8 @@ export interface HttpFailureData {
 export class HttpStatusError extends Error {
   override name = 'HttpStatusError';
   readonly code = HTTP_STATUS_ERROR_CODE;
+  /** The challenges of `wwwAuthenticate`, parsed (RFC 9110 §11.6.1); empty without one. */
+  readonly challenges: readonly AuthChallenge[];
 
   constructor(
     /** The HTTP method: `POST`, `GET` or `DELETE`. */
@@ -39,10 +45,13 @@ export class HttpStatusError extends Error {
     readonly status: number,
     readonly statusText: string,
     readonly body: string,
+    /** The answer's `WWW-Authenticate` header (401, 403), as sent. */
+    readonly wwwAuthenticate?: string,
   ) {
     super(
-      `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${body ? `: ${excerpt(body)}` : ''}`,
+      `HTTP ${status}${statusText ? ` ${statusText}` : ''} from ${method} ${url}${body ? `: ${excerpt(body)}` : ''}${authHint(status, wwwAuthenticate)}`,
     );
+    this.challenges = parseWwwAuthenticate(wwwAuthenticate);
   }
 
   /** Builds the error from a response, quoting up to `maxBytes` of its body. */
@@ -58,7 +67,8 @@ export class HttpStatusError extends Error {
     } catch {
       // The status says enough.
     }
-    return new HttpStatusError(method, url.href, response.status, response.statusText, text);
+    const challenge = response.headers.get('www-authenticate') ?? undefined;
+    return new HttpStatusError(method, url.href, response.status, response.statusText, text, challenge);
   }
 
   /**
@@ -69,8 +79,23 @@ export class HttpStatusError extends Error {
    */
   toErrorObject(): JSONRPCErrorObject {
     const data: HttpFailureData = { httpStatus: this.status, body: this.body };
+    if (this.wwwAuthenticate !== undefined) data.wwwAuthenticate = this.wwwAuthenticate;
     return { code: jsonRpcErrorCodeIn(this.body) ?? ErrorCode.InternalError, message: this.message, data };
   }
+}
+
+/** True for the statuses of an authorization failure (RFC 6750 §3.1): 401 and 403. */
+export function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/** What to do about a 401/403, for the error message. */
+function authHint(status: number, wwwAuthenticate: string | undefined): string {
+  if (!isAuthStatus(status)) return '';
+  const challenge = wwwAuthenticate ? ` (WWW-Authenticate: ${excerpt(wwwAuthenticate, 300)})` : '';
+  return status === 401
+    ? `${challenge}: the server needs authorization; pass an \`auth\` strategy (oauth(), clientCredentials(), bearerToken()) to the transport`
+    : `${challenge}: the token lacks a permission the server needs`;
 }
 
 /** The HTTP status of a failed request, when the error came from an HTTP transport's failed exchange. */

@@ -1,5 +1,32 @@
 /** Linked in-memory transports, re-exported from `@gantry/protocol` for tests that need no process. */
 export { InMemoryTransport } from '@gantry/protocol';
+export { authorizedFetch } from './auth/authorized-fetch';
+export type { PrivateKeyOption, TokenEndpointAuthMethod } from './auth/client-authentication';
+export { AuthorizationError } from './auth/errors';
+export {
+  bearerToken,
+  type ClientCredentialsOptions,
+  type CrossAppAccessOptions,
+  clientCredentials,
+  crossAppAccess,
+  type EnterpriseIdp,
+} from './auth/grants';
+export { type HeadlessInteractionOptions, headlessInteraction } from './auth/headless-interaction';
+export { type OAuthOptions, oauth } from './auth/oauth';
+export type { PreRegisteredClient } from './auth/registration';
+export { storeKeyFor } from './auth/store-key';
+export type { TokenStrategyOptions } from './auth/token-strategy';
+export type {
+  AuthChallenge,
+  AuthChallengeContext,
+  AuthorizationInteraction,
+  AuthRecord,
+  McpAuth,
+  StoredClient,
+  StoredTokens,
+  TokenStore,
+} from './auth/types';
+export { parseWwwAuthenticate } from './auth/www-authenticate';
 export { Client } from './client';
 export type {
   CallToolOptions,

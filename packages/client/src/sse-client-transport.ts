@@ -9,6 +9,8 @@ import {
   type TransportSink,
   type WireMessage,
 } from '@gantry/protocol';
+import { authorizedFetch } from './auth/authorized-fetch';
+import type { McpAuth } from './auth/types';
 import type { ClientTransportHooks } from './client-transport-hooks';
 import { readEventStream } from './event-stream-reader';
 import {
@@ -33,6 +35,8 @@ export interface SseClientTransportOptions {
   headers?: HttpHeadersOption;
   /** The `fetch` to use; default the global one. */
   fetch?: typeof fetch;
+  /** How requests are authorized (see `StreamableHttpClientTransportOptions.auth`). */
+  auth?: McpAuth;
   /** Largest server-sent event accepted; default 4 MiB. */
   maxMessageBytes?: number;
   /** Problems nobody awaits, such as a `message` event that is not JSON. Default: ignored. */
@@ -77,7 +81,8 @@ export class SseClientTransport implements Transport, ClientTransportHooks {
 
   constructor(private readonly options: SseClientTransportOptions) {
     this.url = parseHttpUrl('SseClientTransport', options?.url);
-    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    const baseFetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.fetchImpl = options.auth ? authorizedFetch(baseFetch, options.auth) : baseFetch;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_HTTP_MESSAGE_BYTES;
   }
 

@@ -11,6 +11,8 @@ import {
   type TransportSink,
   type WireMessage,
 } from '@gantry/protocol';
+import { authorizedFetch } from './auth/authorized-fetch';
+import type { McpAuth } from './auth/types';
 import type { ClientTransportHooks } from './client-transport-hooks';
 import { DEFAULT_MAX_HTTP_MESSAGE_BYTES, type HttpHeadersOption, parseHttpUrl } from './http-exchange';
 import type { ParamHeader } from './param-headers';
@@ -27,6 +29,12 @@ export interface StreamableHttpClientTransportOptions {
   headers?: HttpHeadersOption;
   /** The `fetch` to use; default the global one. */
   fetch?: typeof fetch;
+  /**
+   * How requests are authorized (`oauth()`, `clientCredentials()`, `crossAppAccess()`,
+   * `bearerToken()`): each carries its `Authorization`, and a 401 or a 403
+   * `insufficient_scope` runs the strategy and retries. Its header wins over `headers`.
+   */
+  auth?: McpAuth;
   /** Reconnection of SSE streams: resumption of a request's stream and the GET stream. */
   reconnect?: Partial<ReconnectOptions>;
   /**
@@ -107,7 +115,8 @@ export class StreamableHttpClientTransport implements Transport, ClientTransport
   constructor(private readonly options: StreamableHttpClientTransportOptions) {
     const owner = 'StreamableHttpClientTransport';
     this.url = parseHttpUrl(owner, options?.url);
-    const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    const baseFetch = options.fetch ?? ((input, init) => fetch(input, init));
+    const fetchImpl = options.auth ? authorizedFetch(baseFetch, options.auth) : baseFetch;
     const reconnect: ReconnectOptions = resolveReconnectOptions(owner, options.reconnect);
     const core: HttpCore = {
       url: this.url,

@@ -14,6 +14,7 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import { asError, discardBody, excerpt, mediaTypeOf, resolveHeaders } from './http-exchange';
+import { isAuthStatus } from './http-status-error';
 import type { ReconnectOptions } from './reconnect-policy';
 import {
   type EventStream,
@@ -142,7 +143,9 @@ export class SessionHttpExchange {
     }
     if (!response.ok) {
       const error = await statusError(core, 'POST', response);
-      if (requestIds.length === 0) throw error;
+      // A refused request rejects with the local HttpStatusError (status, challenges, body),
+      // not with a JSON-RPC error the server never sent.
+      if (requestIds.length === 0 || (requestIds.length === 1 && isAuthStatus(error.status))) throw error;
       return failRequests(core, requestIds, error.toErrorObject());
     }
     if (initialize) {

@@ -14,7 +14,7 @@ import {
 } from '@gantry/protocol';
 import { readEventStream } from './event-stream-reader';
 import { asError, discardBody, excerpt, mediaTypeOf, resolveHeaders } from './http-exchange';
-import type { HttpFailureData, HttpStatusError } from './http-status-error';
+import { type HttpFailureData, type HttpStatusError, isAuthStatus } from './http-status-error';
 import { type ParamHeader, paramHeaderValues } from './param-headers';
 import { internalError } from './resumable-event-stream';
 import { SseParser } from './sse-parser';
@@ -78,6 +78,7 @@ export class StatelessHttpExchange {
     if (!response.ok) {
       const error = await statusError(core, 'POST', response);
       done();
+      if (isAuthStatus(error.status)) throw error;
       return failRequests(core, [request.id], statelessErrorObject(error));
     }
     const type = mediaTypeOf(response);

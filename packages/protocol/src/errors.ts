@@ -187,6 +187,7 @@ export const LocalErrorCode = {
   ElicitationInvalid: 'GANTRY_ERR_ELICITATION_INVALID',
   PeerRequestFailed: 'GANTRY_ERR_PEER_REQUEST_FAILED',
   InputRequired: 'GANTRY_ERR_INPUT_REQUIRED',
+  Authorization: 'GANTRY_ERR_AUTHORIZATION',
 } as const;
 
 export type LocalErrorCode = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];
