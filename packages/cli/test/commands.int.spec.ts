@@ -362,7 +362,7 @@ describe('gantry cannot connect (exit 3)', () => {
       expect(code).toBe(ExitCode.Connection);
       expect(stdout).toBe('');
       expect(stderr).toBe(
-        `gantry: cannot connect to ${url}: HTTP 401 Unauthorized from POST ${url}: token expired\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')\n`,
+        `gantry: cannot connect to ${url}: HTTP 401 Unauthorized from POST ${url}: token expired (WWW-Authenticate: Bearer realm="mcp")\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')\n`,
       );
       expect(seen[0]).toMatchObject({ authorization: 'Bearer s3cret', 'x-tenant': 'acme' });
     });

@@ -89,13 +89,11 @@ export function isAuthStatus(status: number): boolean {
   return status === 401 || status === 403;
 }
 
-/** What to do about a 401/403, for the error message. */
+/** The challenge of a 401/403, for the error message. */
 function authHint(status: number, wwwAuthenticate: string | undefined): string {
-  if (!isAuthStatus(status)) return '';
-  const challenge = wwwAuthenticate ? ` (WWW-Authenticate: ${excerpt(wwwAuthenticate, 300)})` : '';
-  return status === 401
-    ? `${challenge}: the server needs authorization; pass an \`auth\` strategy (oauth(), clientCredentials(), bearerToken()) to the transport`
-    : `${challenge}: the token lacks a permission the server needs`;
+  return isAuthStatus(status) && wwwAuthenticate
+    ? ` (WWW-Authenticate: ${excerpt(wwwAuthenticate, 300)})`
+    : '';
 }
 
 /** The HTTP status of a failed request, when the error came from an HTTP transport's failed exchange. */

@@ -18,8 +18,11 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import type WebSocket from 'ws';
+import type { McpAuth } from './auth/types';
+import { parseWwwAuthenticate } from './auth/www-authenticate';
 import type { ClientTransportHooks } from './client-transport-hooks';
 import { type HttpHeadersOption, resolveHeaders } from './http-exchange';
+import { isAuthStatus } from './http-status-error';
 
 /** `ws`, loaded when a WebSocket transport starts: it is an optional peer dependency of the client. */
 function loadWs(): typeof WebSocket {
@@ -77,6 +80,11 @@ export interface WebSocketClientTransportOptions {
    * each connection, reconnections included (so a refreshed token is sent).
    */
   headers?: HttpHeadersOption;
+  /**
+   * How the upgrade is authorized (`oauth()`, `clientCredentials()`, …): the request carries the
+   * strategy's `Authorization`, and a 401/403 refusal runs it and retries the upgrade.
+   */
+  auth?: McpAuth;
   /** Largest frame accepted from the server. Default 4 MiB. */
   maxPayload?: number;
   /** Receives each text frame that is not JSON; such frames are dropped. */
@@ -112,6 +120,7 @@ class UpgradeFailedError extends ConnectionClosedError {
     message: string,
     readonly status: number,
     readonly final: boolean,
+    readonly wwwAuthenticate?: string,
   ) {
     super(message);
   }
@@ -283,11 +292,33 @@ export class WebSocketClientTransport implements Transport, ClientTransportHooks
     return this.closing;
   }
 
-  /** Opens one socket and waits for the upgrade; the socket is not yet attached. */
+  /** Opens a socket; with `auth`, a 401/403 refusal runs the strategy and the upgrade is retried. */
   private async open(): Promise<WebSocket> {
+    const auth = this.options.auth;
+    if (!auth) return this.openOnce(undefined);
+    // The strategy discovers and keys tokens by the endpoint's HTTP URL.
+    const url = new URL(String(this.options.url).replace(/^ws/i, 'http'));
+    for (let attempt = 0; ; attempt++) {
+      const authorization = await auth.authorization(url);
+      try {
+        return await this.openOnce(authorization);
+      } catch (error) {
+        if (!(error instanceof UpgradeFailedError) || !isAuthStatus(error.status) || attempt >= 4)
+          throw error;
+        const status = error.status as 401 | 403;
+        const challenges = parseWwwAuthenticate(error.wwwAuthenticate);
+        if (!(await auth.challenge({ url, status, challenges, usedAuthorization: authorization })))
+          throw error;
+      }
+    }
+  }
+
+  /** Opens one socket and waits for the upgrade; the socket is not yet attached. */
+  private async openOnce(authorization: string | undefined): Promise<WebSocket> {
     const protocols = [...(this.options.protocols ?? ['mcp'])];
     const WebSocketClass = loadWs();
     const headers = Object.fromEntries(await resolveHeaders(this.options.headers));
+    if (authorization !== undefined) headers.authorization = authorization;
     const url = String(this.options.url);
     const socket = new WebSocketClass(this.options.url, protocols, {
       headers,
@@ -323,6 +354,9 @@ export class WebSocketClientTransport implements Transport, ClientTransportHooks
               `WebSocket upgrade refused with HTTP ${status}${body.trim() ? `: ${body.trim()}` : ''}`,
               status,
               final,
+              typeof res.headers['www-authenticate'] === 'string'
+                ? res.headers['www-authenticate']
+                : undefined,
             ),
           );
         };

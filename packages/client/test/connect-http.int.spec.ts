@@ -1,6 +1,7 @@
 import {
   Client,
   connectHttp,
+  HttpStatusError,
   httpStatusOf,
   SseClientTransport,
   StreamableHttpClientTransport,
@@ -79,7 +80,8 @@ describe('connectHttp (2025-11-25 transports, backwards compatibility)', () => {
       (caught: unknown) => caught,
     );
 
-    expect(error).toBeInstanceOf(McpError);
+    // A refusal (401) rejects with the local HttpStatusError; a server error with a JSON-RPC error.
+    expect(error).toBeInstanceOf(status === 401 ? HttpStatusError : McpError);
     expect(httpStatusOf(error)).toBe(status);
     expect(server.requests.map((request) => request.method)).toEqual(['POST']);
   });

@@ -67,6 +67,18 @@ export function flowError(step: string, error: unknown): AuthorizationError {
       { cause: error, status: error.status, oauthError: error.error },
     );
   }
+  if (error instanceof library.WWWAuthenticateChallengeError) {
+    // A token endpoint's 401 with a challenge: RFC 6749 §5.2 answers a failed client
+    // authentication so (`invalid_client`), usually with a Basic challenge naming no error.
+    const named = error.cause
+      .map((challenge) => challenge.parameters.error)
+      .find((value) => value !== undefined);
+    const code = named ?? (error.status === 401 ? 'invalid_client' : undefined);
+    return new AuthorizationError(
+      `${step} failed: the authorization server answered HTTP ${error.status}${code ? ` ${code}` : ''}`,
+      { cause: error, status: error.status, oauthError: code },
+    );
+  }
   if (error instanceof library.AuthorizationResponseError) {
     return new AuthorizationError(
       `${step} failed: the authorization server redirected back with ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`,

@@ -139,18 +139,18 @@ export abstract class TokenStrategy implements McpAuth {
     if (context.status === 403) return this.stepUp(state, context, bearer, current);
 
     if (current && currentHeader === context.usedAuthorization) {
+      if (current.refreshToken !== undefined) {
+        const refreshed = await this.tryRefresh(state, current, context.signal);
+        if (refreshed) return true;
+      }
       const issued = state.issued;
       if (
         issued !== undefined &&
         issued.header === currentHeader &&
         Date.now() - issued.at < FRESH_TOKEN_MS
       ) {
-        // The token this strategy just obtained was refused: another flow would get the same.
+        // A token a flow just obtained was refused: another flow would only get the same.
         return false;
-      }
-      if (current.refreshToken !== undefined && bearer?.params.error !== 'insufficient_scope') {
-        const refreshed = await this.tryRefresh(state, current, context.signal);
-        if (refreshed) return true;
       }
     }
     const discovery = await this.discovery(state, bearer, context.signal);
