@@ -40,12 +40,13 @@ async function protectedServer(options: ProtectedServerOptions): Promise<Protect
   return started;
 }
 
-/** A secret that form-urlencoding changes (RFC 6749 §2.3.1 encodes before base64). */
+/** An id and a secret that form-urlencoding changes (RFC 6749 §2.3.1 encodes before base64). */
+const BASIC_ID = 'basic:app +1';
 const SECRET = 's3cr:t+/ é&=';
 
 describe('token endpoint: client_credentials and client authentication', () => {
   const clients = [
-    { clientId: 'basic-app', clientSecret: SECRET },
+    { clientId: BASIC_ID, clientSecret: SECRET },
     {
       clientId: 'post-app',
       clientSecret: 'post-secret',
@@ -58,12 +59,12 @@ describe('token endpoint: client_credentials and client authentication', () => {
     const answer = await tokenRequest(
       as,
       { grant_type: 'client_credentials', scope: 'mcp:read', resource: 'https://mcp.example.com/mcp' },
-      basicAuth('basic-app', SECRET),
+      basicAuth(BASIC_ID, SECRET),
     );
     expect(answer.status).toBe(200);
     expect(jwtParts(answer.body.access_token as string).claims).toMatchObject({
-      sub: 'basic-app',
-      client_id: 'basic-app',
+      sub: BASIC_ID,
+      client_id: BASIC_ID,
       aud: 'https://mcp.example.com/mcp',
       scope: 'mcp:read',
     });
@@ -72,7 +73,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
       expect.objectContaining({
         grantType: 'client_credentials',
         authMethod: 'client_secret_basic',
-        clientId: 'basic-app',
+        clientId: BASIC_ID,
         status: 200,
       }),
     ]);
@@ -80,8 +81,8 @@ describe('token endpoint: client_credentials and client authentication', () => {
 
   it('refuses Basic credentials with a wrong or un-encoded secret: 401 invalid_client with WWW-Authenticate', async () => {
     const as = await server({ preRegistered: clients });
-    const raw = `Basic ${Buffer.from(`basic-app:${SECRET}`).toString('base64')}`;
-    for (const authorization of [basicAuth('basic-app', 'wrong'), raw, 'Basic !!!']) {
+    const raw = `Basic ${Buffer.from(`${BASIC_ID}:${SECRET}`).toString('base64')}`;
+    for (const authorization of [basicAuth(BASIC_ID, 'wrong'), raw, 'Basic !!!']) {
       const answer = await tokenRequest(as, { grant_type: 'client_credentials' }, authorization);
       expect(answer.status).toBe(401);
       expect(answer.body.error).toBe('invalid_client');
@@ -118,7 +119,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
     );
     const basicAsPost = await tokenRequest(as, {
       grant_type: 'client_credentials',
-      client_id: 'basic-app',
+      client_id: BASIC_ID,
       client_secret: SECRET,
     });
     expect(basicAsPost.status).toBe(401);
