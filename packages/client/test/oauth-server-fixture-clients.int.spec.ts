@@ -355,6 +355,10 @@ describe('protected Gantry MCP server', () => {
       bearer_methods_supported: ['header'],
       resource_name: 'Protected test server',
     });
+    expect(mcp.requests).toEqual([
+      { method: 'POST', url: '/mcp', token: undefined },
+      { method: 'GET', url: '/.well-known/oauth-protected-resource/mcp', token: undefined },
+    ]);
   });
 
   it('serves whoami with a token from the whole flow, and steps up admin with a 403 insufficient_scope', async () => {

@@ -340,6 +340,28 @@ describe('test authorization server: authorization endpoint', () => {
     expect(as.authorizationRequests[0]?.outcome).toBe('denied');
   });
 
+  it('knows offline_access only when scopesSupported lists it', async () => {
+    const plain = await server();
+    const refused = await authorize(
+      plain,
+      codeRequest(await publicClient(plain), REDIRECT, { scope: 'mcp:read offline_access' }).params,
+    );
+    expect(refused.query.error).toBe('invalid_scope');
+    const offline = await server({ scopesSupported: ['mcp:read', 'offline_access'] });
+    const { body } = await codeFlow(offline, await publicClient(offline), {
+      scope: 'mcp:read offline_access',
+    });
+    expect(body.scope).toBe('mcp:read offline_access');
+  });
+
+  it('leaves scope out of a token response that grants none', async () => {
+    const as = await server();
+    const { status, body } = await codeFlow(as, await publicClient(as), { scope: '' });
+    expect(status).toBe(200);
+    expect(Object.keys(body)).not.toContain('scope');
+    expect(jwtParts(body.access_token as string).claims.scope).toBe('');
+  });
+
   it('refuses a resource other than the configured audience (RFC 8707 invalid_target)', async () => {
     const as = await server({ audience: RESOURCE });
     const clientId = await publicClient(as);
