@@ -142,6 +142,41 @@ describe('token endpoint: client_credentials and client authentication', () => {
     expect([publicClient.status, publicClient.body.error]).toEqual([400, 'unauthorized_client']);
   });
 
+  it('runs the code flow for a confidential client registered by DCR, authenticated with Basic', async () => {
+    const as = await server();
+    const redirect = 'https://app.example.com/cb';
+    const registered = await fetch(as.registrationEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [redirect],
+        grant_types: ['authorization_code', 'refresh_token'],
+      }),
+    });
+    const { client_id: id, client_secret: secret } = (await registered.json()) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const { params, verifier } = codeRequest(id, redirect);
+    const { query } = await authorize(as, params);
+    const form = {
+      grant_type: 'authorization_code',
+      code: query.code as string,
+      redirect_uri: redirect,
+      code_verifier: verifier,
+    };
+    const unauthenticated = await tokenRequest(as, { ...form, client_id: id });
+    expect([unauthenticated.status, unauthenticated.body.error]).toEqual([401, 'invalid_client']);
+    const answer = await tokenRequest(as, form, basicAuth(id, secret));
+    expect(answer.status).toBe(200);
+    const refreshed = await tokenRequest(
+      as,
+      { grant_type: 'refresh_token', refresh_token: answer.body.refresh_token as string },
+      basicAuth(id, secret),
+    );
+    expect(refreshed.status).toBe(200);
+  });
+
   describe('private_key_jwt (RFC 7523)', () => {
     const rsa = generateSigningKey('RS256');
     const ec = generateSigningKey('ES256');
@@ -280,6 +315,37 @@ describe('Client ID Metadata Documents', () => {
         error_description: expect.stringContaining(description),
       });
     }
+  });
+
+  it('authenticates a metadata document client with private_key_jwt, keys from the document', async () => {
+    const key = generateSigningKey('ES256');
+    const as = await server({ cimd: true, tokenEndpointAuthMethods: ['private_key_jwt', 'none'] });
+    const doc = await metadataDocumentHost((clientId) => ({
+      client_id: clientId,
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [key.publicJwk] },
+    }));
+    const { params, verifier } = codeRequest(doc.clientId, REDIRECT);
+    const { query } = await authorize(as, params);
+    const form = {
+      grant_type: 'authorization_code',
+      code: query.code as string,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    };
+    const { client_assertion_type: _type, ...unsignedForm } = form;
+    const unsigned = await tokenRequest(as, { ...unsignedForm, client_id: doc.clientId });
+    expect(unsigned.body.error_description).toBe(
+      `client ${doc.clientId} authenticates with private_key_jwt, not none`,
+    );
+    const answer = await tokenRequest(as, {
+      ...form,
+      client_assertion: clientAssertion(as, doc.clientId, key),
+    });
+    expect(answer.status).toBe(200);
+    expect(as.tokenRequests.map((request) => request.authMethod)).toEqual(['none', 'private_key_jwt']);
   });
 
   it('does not fetch a URL client_id when CIMD is off', async () => {

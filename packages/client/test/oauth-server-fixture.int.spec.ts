@@ -453,6 +453,8 @@ describe('test authorization server: authorization_code with PKCE, and refresh',
     expect(good.first.status).toBe(200);
     const replayed = await good.replay();
     expect([replayed.status, replayed.body.error]).toEqual([400, 'invalid_grant']);
+    // OAuth 2.1 §4.1.3: the replay revokes the tokens the code was exchanged for.
+    expect(as.isExpired(jwtParts(good.first.body.access_token as string).claims.jti as string)).toBe(true);
     expect(
       (await attempt({ redirect_uri: 'http://127.0.0.1:4321/other' })).first.body.error_description,
     ).toBe('redirect_uri differs from the authorization request');
@@ -462,6 +464,12 @@ describe('test authorization server: authorization_code with PKCE, and refresh',
     expect((await attempt({ resource: undefined })).first.body.error).toBe('invalid_target');
     expect((await attempt({ code_verifier: undefined })).first.body.error).toBe('invalid_request');
     expect((await attempt({ code: 'forged' })).first.body.error).toBe('invalid_grant');
+  });
+
+  it('refuses an expired code', async () => {
+    const as = await server({ codeTtlSeconds: 0 });
+    const answer = await codeFlow(as, await publicClient(as));
+    expect(answer.body).toEqual({ error: 'invalid_grant', error_description: 'authorization code expired' });
   });
 
   it('rotates refresh tokens: the new one works, the old one is invalid_grant', async () => {
