@@ -40,12 +40,13 @@ async function protectedServer(options: ProtectedServerOptions): Promise<Protect
   return started;
 }
 
-/** A secret that form-urlencoding changes (RFC 6749 §2.3.1 encodes before base64). */
+/** An id and a secret that form-urlencoding changes (RFC 6749 §2.3.1 encodes before base64). */
+const BASIC_ID = 'basic:app +1';
 const SECRET = 's3cr:t+/ é&=';
 
 describe('token endpoint: client_credentials and client authentication', () => {
   const clients = [
-    { clientId: 'basic-app', clientSecret: SECRET },
+    { clientId: BASIC_ID, clientSecret: SECRET },
     {
       clientId: 'post-app',
       clientSecret: 'post-secret',
@@ -58,12 +59,12 @@ describe('token endpoint: client_credentials and client authentication', () => {
     const answer = await tokenRequest(
       as,
       { grant_type: 'client_credentials', scope: 'mcp:read', resource: 'https://mcp.example.com/mcp' },
-      basicAuth('basic-app', SECRET),
+      basicAuth(BASIC_ID, SECRET),
     );
     expect(answer.status).toBe(200);
     expect(jwtParts(answer.body.access_token as string).claims).toMatchObject({
-      sub: 'basic-app',
-      client_id: 'basic-app',
+      sub: BASIC_ID,
+      client_id: BASIC_ID,
       aud: 'https://mcp.example.com/mcp',
       scope: 'mcp:read',
     });
@@ -72,7 +73,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
       expect.objectContaining({
         grantType: 'client_credentials',
         authMethod: 'client_secret_basic',
-        clientId: 'basic-app',
+        clientId: BASIC_ID,
         status: 200,
       }),
     ]);
@@ -80,8 +81,8 @@ describe('token endpoint: client_credentials and client authentication', () => {
 
   it('refuses Basic credentials with a wrong or un-encoded secret: 401 invalid_client with WWW-Authenticate', async () => {
     const as = await server({ preRegistered: clients });
-    const raw = `Basic ${Buffer.from(`basic-app:${SECRET}`).toString('base64')}`;
-    for (const authorization of [basicAuth('basic-app', 'wrong'), raw, 'Basic !!!']) {
+    const raw = `Basic ${Buffer.from(`${BASIC_ID}:${SECRET}`).toString('base64')}`;
+    for (const authorization of [basicAuth(BASIC_ID, 'wrong'), raw, 'Basic !!!']) {
       const answer = await tokenRequest(as, { grant_type: 'client_credentials' }, authorization);
       expect(answer.status).toBe(401);
       expect(answer.body.error).toBe('invalid_client');
@@ -118,7 +119,7 @@ describe('token endpoint: client_credentials and client authentication', () => {
     );
     const basicAsPost = await tokenRequest(as, {
       grant_type: 'client_credentials',
-      client_id: 'basic-app',
+      client_id: BASIC_ID,
       client_secret: SECRET,
     });
     expect(basicAsPost.status).toBe(401);
@@ -139,6 +140,41 @@ describe('token endpoint: client_credentials and client authentication', () => {
       client_id: 'public-app',
     });
     expect([publicClient.status, publicClient.body.error]).toEqual([400, 'unauthorized_client']);
+  });
+
+  it('runs the code flow for a confidential client registered by DCR, authenticated with Basic', async () => {
+    const as = await server();
+    const redirect = 'https://app.example.com/cb';
+    const registered = await fetch(as.registrationEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [redirect],
+        grant_types: ['authorization_code', 'refresh_token'],
+      }),
+    });
+    const { client_id: id, client_secret: secret } = (await registered.json()) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const { params, verifier } = codeRequest(id, redirect);
+    const { query } = await authorize(as, params);
+    const form = {
+      grant_type: 'authorization_code',
+      code: query.code as string,
+      redirect_uri: redirect,
+      code_verifier: verifier,
+    };
+    const unauthenticated = await tokenRequest(as, { ...form, client_id: id });
+    expect([unauthenticated.status, unauthenticated.body.error]).toEqual([401, 'invalid_client']);
+    const answer = await tokenRequest(as, form, basicAuth(id, secret));
+    expect(answer.status).toBe(200);
+    const refreshed = await tokenRequest(
+      as,
+      { grant_type: 'refresh_token', refresh_token: answer.body.refresh_token as string },
+      basicAuth(id, secret),
+    );
+    expect(refreshed.status).toBe(200);
   });
 
   describe('private_key_jwt (RFC 7523)', () => {
@@ -281,6 +317,37 @@ describe('Client ID Metadata Documents', () => {
     }
   });
 
+  it('authenticates a metadata document client with private_key_jwt, keys from the document', async () => {
+    const key = generateSigningKey('ES256');
+    const as = await server({ cimd: true, tokenEndpointAuthMethods: ['private_key_jwt', 'none'] });
+    const doc = await metadataDocumentHost((clientId) => ({
+      client_id: clientId,
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [key.publicJwk] },
+    }));
+    const { params, verifier } = codeRequest(doc.clientId, REDIRECT);
+    const { query } = await authorize(as, params);
+    const form = {
+      grant_type: 'authorization_code',
+      code: query.code as string,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    };
+    const { client_assertion_type: _type, ...unsignedForm } = form;
+    const unsigned = await tokenRequest(as, { ...unsignedForm, client_id: doc.clientId });
+    expect(unsigned.body.error_description).toBe(
+      `client ${doc.clientId} authenticates with private_key_jwt, not none`,
+    );
+    const answer = await tokenRequest(as, {
+      ...form,
+      client_assertion: clientAssertion(as, doc.clientId, key),
+    });
+    expect(answer.status).toBe(200);
+    expect(as.tokenRequests.map((request) => request.authMethod)).toEqual(['none', 'private_key_jwt']);
+  });
+
   it('does not fetch a URL client_id when CIMD is off', async () => {
     const as = await server();
     const doc = await metadataDocumentHost((clientId) => ({
@@ -354,6 +421,10 @@ describe('protected Gantry MCP server', () => {
       bearer_methods_supported: ['header'],
       resource_name: 'Protected test server',
     });
+    expect(mcp.requests).toEqual([
+      { method: 'POST', url: '/mcp', token: undefined },
+      { method: 'GET', url: '/.well-known/oauth-protected-resource/mcp', token: undefined },
+    ]);
   });
 
   it('serves whoami with a token from the whole flow, and steps up admin with a 403 insufficient_scope', async () => {

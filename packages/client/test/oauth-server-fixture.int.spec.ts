@@ -340,6 +340,28 @@ describe('test authorization server: authorization endpoint', () => {
     expect(as.authorizationRequests[0]?.outcome).toBe('denied');
   });
 
+  it('knows offline_access only when scopesSupported lists it', async () => {
+    const plain = await server();
+    const refused = await authorize(
+      plain,
+      codeRequest(await publicClient(plain), REDIRECT, { scope: 'mcp:read offline_access' }).params,
+    );
+    expect(refused.query.error).toBe('invalid_scope');
+    const offline = await server({ scopesSupported: ['mcp:read', 'offline_access'] });
+    const { body } = await codeFlow(offline, await publicClient(offline), {
+      scope: 'mcp:read offline_access',
+    });
+    expect(body.scope).toBe('mcp:read offline_access');
+  });
+
+  it('leaves scope out of a token response that grants none', async () => {
+    const as = await server();
+    const { status, body } = await codeFlow(as, await publicClient(as), { scope: '' });
+    expect(status).toBe(200);
+    expect(Object.keys(body)).not.toContain('scope');
+    expect(jwtParts(body.access_token as string).claims.scope).toBe('');
+  });
+
   it('refuses a resource other than the configured audience (RFC 8707 invalid_target)', async () => {
     const as = await server({ audience: RESOURCE });
     const clientId = await publicClient(as);
@@ -431,6 +453,8 @@ describe('test authorization server: authorization_code with PKCE, and refresh',
     expect(good.first.status).toBe(200);
     const replayed = await good.replay();
     expect([replayed.status, replayed.body.error]).toEqual([400, 'invalid_grant']);
+    // OAuth 2.1 §4.1.3: the replay revokes the tokens the code was exchanged for.
+    expect(as.isExpired(jwtParts(good.first.body.access_token as string).claims.jti as string)).toBe(true);
     expect(
       (await attempt({ redirect_uri: 'http://127.0.0.1:4321/other' })).first.body.error_description,
     ).toBe('redirect_uri differs from the authorization request');
@@ -440,6 +464,12 @@ describe('test authorization server: authorization_code with PKCE, and refresh',
     expect((await attempt({ resource: undefined })).first.body.error).toBe('invalid_target');
     expect((await attempt({ code_verifier: undefined })).first.body.error).toBe('invalid_request');
     expect((await attempt({ code: 'forged' })).first.body.error).toBe('invalid_grant');
+  });
+
+  it('refuses an expired code', async () => {
+    const as = await server({ codeTtlSeconds: 0 });
+    const answer = await codeFlow(as, await publicClient(as));
+    expect(answer.body).toEqual({ error: 'invalid_grant', error_description: 'authorization code expired' });
   });
 
   it('rotates refresh tokens: the new one works, the old one is invalid_grant', async () => {
