@@ -1,5 +1,22 @@
 /** Linked in-memory transports, re-exported from `@gantry/protocol` for tests that need no process. */
 export { InMemoryTransport } from '@gantry/protocol';
+export { storeKeyFor } from './auth/store-key';
+export {
+  defaultAuthDir,
+  type FileTokenStoreOptions,
+  fileTokenStore,
+  memoryTokenStore,
+} from './auth/token-store';
+export type {
+  AuthChallenge,
+  AuthChallengeContext,
+  AuthorizationInteraction,
+  AuthRecord,
+  McpAuth,
+  StoredClient,
+  StoredTokens,
+  TokenStore,
+} from './auth/types';
 export { Client } from './client';
 export type {
   CallToolOptions,
