@@ -1,5 +1,11 @@
 /** Linked in-memory transports, re-exported from `@gantry/protocol` for tests that need no process. */
 export { InMemoryTransport } from '@gantry/protocol';
+export { AuthorizationError } from './auth/errors';
+export {
+  DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+  type LoopbackInteractionOptions,
+  loopbackInteraction,
+} from './auth/loopback-interaction';
 export { storeKeyFor } from './auth/store-key';
 export {
   defaultAuthDir,
