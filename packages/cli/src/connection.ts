@@ -89,7 +89,7 @@ export async function withConnection<T>(
   io: { stderr: { write(text: string): unknown } },
   use: (session: Session) => Promise<T>,
 ): Promise<T> {
-  const target = parseTarget(targetText);
+  const target = parseTarget(targetText, { cwd: options.cwd });
   checkOptionsFit(target, options);
   const headers = target.kind === 'stdio' ? {} : parseHeaders(options.header, options.token);
   const env = target.kind === 'stdio' ? parseEnvAssignments(options.env) : {};
