@@ -507,4 +507,25 @@ describe('gantry against apps/notes over HTTP', () => {
 
     expect((await runCli(['call', notes.url, 'nope'])).code).toBe(ExitCode.ToolError);
   });
+
+  it('a ws:// target says the HTTP-only endpoint does not accept WebSocket, and offers http://', async () => {
+    const ws = notes.url.replace(/^http:/, 'ws:');
+    expect(await runCli(['list', ws])).toEqual({
+      code: ExitCode.Connection,
+      stdout: '',
+      stderr: `gantry: cannot connect to ${ws}: the endpoint does not accept WebSocket (it answered the upgrade with HTTP 406, as an MCP endpoint over HTTP does)\n(it serves MCP over HTTP: try ${notes.url})\n`,
+    });
+  });
+
+  it('a base URL without /mcp answering 404 suggests <url>/mcp, naming the URL once', async () => {
+    const base = notes.url.replace(/\/mcp$/, '');
+    const { code, stdout, stderr } = await runCli(['list', base]);
+    expect({ code, stdout }).toEqual({ code: ExitCode.Connection, stdout: '' });
+    expect(stderr).toMatch(
+      new RegExp(
+        `^gantry: cannot connect to ${base}/: POST initialize answered HTTP 404, so this is not a Streamable HTTP endpoint, and the HTTP\\+SSE fallback failed too: .*\n\\(nothing serves MCP at /; Gantry serves it at /mcp by default: try ${notes.url}\\)\n$`,
+      ),
+    );
+    expect(stderr).not.toMatch(/Cannot connect/);
+  });
 });
