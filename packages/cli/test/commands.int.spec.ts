@@ -139,6 +139,21 @@ describe('gantry against apps/notes over stdio', () => {
     });
   });
 
+  it('call -a id=42 against a string argument reports one type error, exit 2', async () => {
+    expect(await runCli(['call', notes, 'get_note', '-a', 'id=42'], { env })).toEqual({
+      code: ExitCode.Usage,
+      stdout: '',
+      stderr: `gantry: -a id=42: "id" is a string, but 42 reads as JSON (a number); quote it to send the text: -a 'id="42"'\n`,
+    });
+    // Quoted as told, the value reaches the tool as text (and fails its own check, once).
+    expect(await runCli(['call', notes, 'get_note', '-a', 'id="42"'], { env })).toMatchObject({
+      code: ExitCode.ToolError,
+      stderr: expect.stringMatching(
+        /^Invalid arguments for tool 'get_note': id: must match .*\n.*isError: true\)\n$/,
+      ),
+    });
+  });
+
   it('read prints a resource; an unknown one exits 1', async () => {
     const index = await runCli(['read', notes, 'notes://index'], { env });
     expect(index.code).toBe(0);
