@@ -36,7 +36,9 @@ interface Waiter {
 /**
  * An {@link AuthorizationInteraction} for a CLI: a loopback HTTP listener and the system
  * browser. The URL to open is always printed too, so a user whose browser did not open (a
- * remote shell) can copy it.
+ * remote shell) can copy it. `redirectUri(preferred)` keeps a stored loopback redirect URI
+ * on this host (port and path) when its port is free, so the registration stays valid.
+ * Only `127.0.0.1` / `[::1]` URIs are reused: RFC 8252 §8.3 advises against `localhost`.
  *
  * @example
  * ```ts
@@ -107,7 +109,9 @@ export function loopbackInteraction(options: LoopbackInteractionOptions = {}): A
       const wanted = preferred === undefined ? undefined : reusable(preferred, host);
       let chosenPath = path;
       if (wanted) {
-        server = await start(wanted.port);
+        // Any failure on the stored port (in use, or privileged) falls back to a new one: the
+        // registration then needs the new URI, which costs a re-registration, not the sign-in.
+        server = await start(wanted.port).catch(() => undefined);
         if (server) chosenPath = wanted.pathname;
       }
       if (!server) {
