@@ -262,6 +262,22 @@ describe('gantry call rendering and failures (fixture server)', () => {
     });
   });
 
+  it('reports -a name=42 against a string argument once when the server answers −32602 (exit 2)', async () => {
+    const server = nodeTarget(resolve(__dirname, 'fixtures/invalid-params-server.cjs'));
+    expect(await runCli(['call', server, 'greet', '-a', 'name=42'])).toEqual({
+      code: ExitCode.Usage,
+      stdout: '',
+      stderr: `gantry: -a name=42: "name" is a string, but 42 reads as JSON (a number); quote it to send the text: -a 'name="42"'\n`,
+    });
+    // Without a mismatch, the server's error is reported as it is.
+    expect(await runCli(['call', server, 'greet', '-a', 'name=Ada'])).toEqual({
+      code: ExitCode.ToolError,
+      stdout: '',
+      stderr:
+        'gantry: tools/call "greet" failed: Invalid params: name must be a string; name must be longer than 1; name is required (JSON-RPC error -32602)\n',
+    });
+  });
+
   it('exits 3 when the server dies during the call, quoting its stderr', async () => {
     const { code, stdout, stderr } = await runCli(['call', CONTENT_SERVER, 'crash']);
     expect(code).toBe(ExitCode.Connection);
