@@ -104,6 +104,7 @@ describe('loopbackInteraction.redirectUri', () => {
   it('refuses a configured port that is taken, naming it', async () => {
     const port = await busyPort();
     const { interaction } = recorded({ port });
+    await expect(interaction.redirectUri()).rejects.toBeInstanceOf(AuthorizationError);
     await expect(interaction.redirectUri()).rejects.toThrow(
       new AuthorizationError(
         `Port ${port} on 127.0.0.1 is in use, so the sign-in redirect cannot be received there; free it or choose another port (0 picks a free one)`,
