@@ -115,3 +115,66 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 function excerpt(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
+
+/**
+ * The `-a` values that JSON reading turned into something else than the string the tool's
+ * input schema asks for (`-a name=42` against `name: { type: 'string' }`), as one usage
+ * error with a line per argument and the quoting that sends text; undefined when there are
+ * none. A server validating such a value reports every constraint the number breaks (type,
+ * minLength, pattern…); the cause is one: how `-a` reads its value.
+ */
+export function stringArgumentMismatches(
+  pairs: readonly string[],
+  inputSchema: unknown,
+): CliError | undefined {
+  const lines: string[] = [];
+  for (const pair of pairs) {
+    const { key, value: text } = splitPair(pair);
+    const value = parseValue(text);
+    if (typeof value === 'string') continue;
+    const types = schemaTypes(schemaAt(inputSchema, key));
+    if (!types.includes('string') || types.includes(jsonType(value))) continue;
+    if (jsonType(value) === 'integer' && types.includes('number')) continue;
+    lines.push(
+      `-a ${pair}: "${key}" is a string, but ${excerpt(text)} reads as JSON (${describeJson(value)}); ` +
+        `quote it to send the text: -a '${key}=${JSON.stringify(text)}'`,
+    );
+  }
+  return lines.length === 0 ? undefined : new CliError(lines.join('\n'), ExitCode.Usage);
+}
+
+/** The subschema of `schema` for a dotted `-a` key, through `properties`. */
+function schemaAt(schema: unknown, key: string): unknown {
+  let node = schema;
+  for (const part of key.split('.')) {
+    const properties = isRecord(node) ? node.properties : undefined;
+    node = isRecord(properties) && Object.hasOwn(properties, part) ? properties[part] : undefined;
+  }
+  return node;
+}
+
+function schemaTypes(schema: unknown): string[] {
+  if (!isRecord(schema)) return [];
+  const { type } = schema;
+  if (typeof type === 'string') return [type];
+  return Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+}
+
+/** The JSON Schema type name of a JSON value (2020-12 Validation §6.1.1). */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function describeJson(value: unknown): string {
+  const type = jsonType(value);
+  if (type === 'integer') return 'a number';
+  if (type === 'null') return 'null';
+  return type === 'array' || type === 'object' ? `an ${type}` : `a ${type}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

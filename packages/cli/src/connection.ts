@@ -1,15 +1,10 @@
-import {
-  Client,
-  connectHttp,
-  httpStatusOf,
-  StdioClientTransport,
-  WebSocketClientTransport,
-} from '@gantry/client';
+import { Client, connectHttp, StdioClientTransport, WebSocketClientTransport } from '@gantry/client';
 import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from '@gantry/protocol';
 import { type Command, InvalidArgumentError } from 'commander';
 import { collect } from './args';
 import { CliError } from './cli-error';
 import { CLI_NAME, CLI_VERSION } from './cli-info';
+import { connectError } from './connect-error';
 import { ExitCode } from './exit-codes';
 import { ProcessExit } from './process-exit';
 import { describeTarget, parseEnvAssignments, parseHeaders, parseTarget, type Target } from './target';
@@ -89,7 +84,7 @@ export async function withConnection<T>(
   io: { stderr: { write(text: string): unknown } },
   use: (session: Session) => Promise<T>,
 ): Promise<T> {
-  const target = parseTarget(targetText);
+  const target = parseTarget(targetText, { cwd: options.cwd });
   checkOptionsFit(target, options);
   const headers = target.kind === 'stdio' ? {} : parseHeaders(options.header, options.token);
   const env = target.kind === 'stdio' ? parseEnvAssignments(options.env) : {};
@@ -165,26 +160,4 @@ function checkOptionsFit(target: Target, options: ConnectionOptions): void {
     const applies = remote ? 'a stdio (command line) target' : 'an http(s):// or ws(s):// target';
     throw new CliError(`${first} applies to ${applies} only`, ExitCode.Usage);
   }
-}
-
-/** A connection failure as one message with exit code 3, with a hint where there is one. */
-function connectError(target: Target, error: unknown): CliError {
-  const message = error instanceof Error ? error.message : String(error);
-  let text = `cannot connect to ${describeTarget(target)}: ${message.replace(/^Connection closed: /, '')}`;
-  const status = httpStatusOf(error) ?? upgradeStatusOf(message);
-  if (status === 401 || status === 403) {
-    text += "\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')";
-  } else if (/timed out/.test(message)) {
-    text +=
-      target.kind === 'stdio'
-        ? '\n(is it an MCP server on stdio? raise --timeout if it starts slowly; --server-stderr shows its output)'
-        : '\n(raise --timeout if the server is slow)';
-  }
-  return new CliError(text, ExitCode.Connection);
-}
-
-/** The HTTP status of a refused WebSocket upgrade, from the transport's message. */
-function upgradeStatusOf(message: string): number | undefined {
-  const status = /WebSocket upgrade refused with HTTP (\d{3})/.exec(message)?.[1];
-  return status === undefined ? undefined : Number(status);
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { CLI_NAME, CLI_VERSION } from './cli-info';
 import { registerAddCommand } from './commands/add';
+import { registerAuthCommand } from './commands/auth';
 import { registerCallCommand } from './commands/call';
 import { registerDevCommand } from './commands/dev';
 import { registerGenerateCommand } from './commands/generate';
@@ -51,6 +52,7 @@ export function createProgram(io: Io = processIo()): Command {
   registerCallCommand(program, io);
   registerReadCommand(program, io);
   registerPromptCommand(program, io);
+  registerAuthCommand(program, io);
 
   // Commands made with `program.command()` inherit these settings; this also covers any added
   // with `addCommand`, which do not.

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CliError } from './cli-error';
 import { ExitCode } from './exit-codes';
 
@@ -13,12 +15,28 @@ const SHELL_OPERATORS = new Set(['|', '||', '&', '&&', ';', '<', '>', '>>', '2>'
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** Script files run with this Node, so `gantry list dist/main.js` works without `node`. */
 const NODE_SCRIPT = /\.(?:js|cjs|mjs)$/;
+/**
+ * `host[:port][/path]`, the host being `localhost`, an IPv4 address, a bracketed IPv6 address
+ * or a dotted name ending in a label of letters (a top-level domain: `example.com`, not
+ * `python3.11`).
+ */
+const HOST_AND_REST =
+  /^(localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(:\d{1,5})?(\/\S*)?$/;
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
+/** Options of {@link parseTarget}. */
+export interface ParseTargetOptions {
+  /** Where a relative command is looked for (the server's `--cwd`); default the current directory. */
+  readonly cwd?: string;
+}
 
 /**
  * Parses the `<target>` argument: `http(s)://` is an HTTP endpoint, `ws(s)://` a WebSocket
- * endpoint, anything else a command line split with {@link splitCommandLine}.
+ * endpoint, anything else a command line split with {@link splitCommandLine}. A command that
+ * looks like a URL without its scheme (`localhost:3000/mcp`) and names no file is refused
+ * with the URL to write instead (see {@link schemelessUrl}).
  */
-export function parseTarget(text: string): Target {
+export function parseTarget(text: string, options: ParseTargetOptions = {}): Target {
   const trimmed = text.trim();
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(trimmed)?.[1]?.toLowerCase();
   if (scheme === 'http' || scheme === 'https' || scheme === 'ws' || scheme === 'wss') {
@@ -51,8 +69,31 @@ export function parseTarget(text: string): Target {
       ExitCode.Usage,
     );
   }
+  const url = schemelessUrl(command);
+  if (url !== undefined && !existsSync(resolve(options.cwd ?? process.cwd(), command))) {
+    throw new CliError(
+      `the target ${JSON.stringify(command)} looks like a URL without its scheme, and no file of that name exists; ` +
+        `write ${url.preferred} (or ${url.other}): a target without :// is run as a command over stdio`,
+      ExitCode.Usage,
+    );
+  }
   if (NODE_SCRIPT.test(command)) return { kind: 'stdio', command: process.execPath, args: words, text };
   return { kind: 'stdio', command, args, text };
+}
+
+/**
+ * The URLs a command word may have meant, when it reads as `host:port[/path]` or
+ * `host/path` (`localhost:3000/mcp`, `example.com/mcp`, `127.0.0.1:8080`); undefined for
+ * anything a command line holds (`node`, `./server`, `dist/main.js`, `python3.11`, `npx`).
+ * A host alone (`example.com`) is not enough: it needs a port or a path. Loopback hosts
+ * get `http://` first (local servers rarely have certificates), others `https://`.
+ */
+export function schemelessUrl(word: string): { preferred: string; other: string } | undefined {
+  const match = HOST_AND_REST.exec(word);
+  if (!match || (match[2] === undefined && match[3] === undefined)) return undefined;
+  const http = `http://${word}`;
+  const https = `https://${word}`;
+  return LOOPBACK_HOST.test(match[1]) ? { preferred: http, other: https } : { preferred: https, other: http };
 }
 
 /**

@@ -1,4 +1,9 @@
-import { parseArgsJson, parsePromptArguments, parseToolArguments } from '../src/args';
+import {
+  parseArgsJson,
+  parsePromptArguments,
+  parseToolArguments,
+  stringArgumentMismatches,
+} from '../src/args';
 import { CliError } from '../src/cli-error';
 import { ExitCode } from '../src/exit-codes';
 
@@ -116,5 +121,52 @@ describe('gantry prompt -a key=value', () => {
 
   it('refuses a key given twice', () => {
     expect(failure(() => parsePromptArguments(['id=1', 'id=2'])).message).toBe('-a id is given twice');
+  });
+});
+
+describe('stringArgumentMismatches (-a read as JSON where the schema wants a string)', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+$' },
+      count: { type: 'integer' },
+      label: { type: ['string', 'null'] },
+      code: { type: ['string', 'number'] },
+      filter: { type: 'object', properties: { tag: { type: 'string' } } },
+      anything: {},
+    },
+  };
+
+  it('reports -a name=42 against a string argument as one usage error, with the quoting to use', () => {
+    const error = stringArgumentMismatches(['name=42'], schema);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error?.exitCode).toBe(ExitCode.Usage);
+    expect(error?.message).toBe(
+      `-a name=42: "name" is a string, but 42 reads as JSON (a number); quote it to send the text: -a 'name="42"'`,
+    );
+  });
+
+  it('gives one line per mismatched argument, nested keys included', () => {
+    expect(stringArgumentMismatches(['name=true', 'count=3', 'filter.tag=[1]'], schema)?.message).toBe(
+      [
+        `-a name=true: "name" is a string, but true reads as JSON (a boolean); quote it to send the text: -a 'name="true"'`,
+        `-a filter.tag=[1]: "filter.tag" is a string, but [1] reads as JSON (an array); quote it to send the text: -a 'filter.tag="[1]"'`,
+      ].join('\n'),
+    );
+  });
+
+  it('finds nothing when the value is a string, or the schema accepts what it reads as', () => {
+    expect(stringArgumentMismatches(['name=abc', 'name2="42"'], schema)).toBeUndefined();
+    expect(
+      stringArgumentMismatches(['count=3', 'label=null', 'code=42', 'anything=1', 'unknown=1'], schema),
+    ).toBeUndefined();
+    expect(stringArgumentMismatches(['label=5'], schema)?.message).toMatch(
+      /^-a label=5: "label" is a string/,
+    );
+  });
+
+  it('finds nothing without a usable schema', () => {
+    expect(stringArgumentMismatches(['name=42'], undefined)).toBeUndefined();
+    expect(stringArgumentMismatches(['name=42'], { type: 'object' })).toBeUndefined();
   });
 });

@@ -139,6 +139,21 @@ describe('gantry against apps/notes over stdio', () => {
     });
   });
 
+  it('call -a id=42 against a string argument reports one type error, exit 2', async () => {
+    expect(await runCli(['call', notes, 'get_note', '-a', 'id=42'], { env })).toEqual({
+      code: ExitCode.Usage,
+      stdout: '',
+      stderr: `gantry: -a id=42: "id" is a string, but 42 reads as JSON (a number); quote it to send the text: -a 'id="42"'\n`,
+    });
+    // Quoted as told, the value reaches the tool as text (and fails its own check, once).
+    expect(await runCli(['call', notes, 'get_note', '-a', 'id="42"'], { env })).toMatchObject({
+      code: ExitCode.ToolError,
+      stderr: expect.stringMatching(
+        /^Invalid arguments for tool 'get_note': id: must match .*\n.*isError: true\)\n$/,
+      ),
+    });
+  });
+
   it('read prints a resource; an unknown one exits 1', async () => {
     const index = await runCli(['read', notes, 'notes://index'], { env });
     expect(index.code).toBe(0);
@@ -244,6 +259,22 @@ describe('gantry call rendering and failures (fixture server)', () => {
       code: ExitCode.ToolError,
       stdout: '',
       stderr: 'the disk is full\ngantry: tool "fail" reported an error (isError: true)\n',
+    });
+  });
+
+  it('reports -a name=42 against a string argument once when the server answers −32602 (exit 2)', async () => {
+    const server = nodeTarget(resolve(__dirname, 'fixtures/invalid-params-server.cjs'));
+    expect(await runCli(['call', server, 'greet', '-a', 'name=42'])).toEqual({
+      code: ExitCode.Usage,
+      stdout: '',
+      stderr: `gantry: -a name=42: "name" is a string, but 42 reads as JSON (a number); quote it to send the text: -a 'name="42"'\n`,
+    });
+    // Without a mismatch, the server's error is reported as it is.
+    expect(await runCli(['call', server, 'greet', '-a', 'name=Ada'])).toEqual({
+      code: ExitCode.ToolError,
+      stdout: '',
+      stderr:
+        'gantry: tools/call "greet" failed: Invalid params: name must be a string; name must be longer than 1; name is required (JSON-RPC error -32602)\n',
     });
   });
 
@@ -506,5 +537,26 @@ describe('gantry against apps/notes over HTTP', () => {
     expect(index.stdout).toMatch(/^# Notes\n\n- \[Over HTTP\]\(notes:\/\/[0-9a-f]{8}\)\n$/);
 
     expect((await runCli(['call', notes.url, 'nope'])).code).toBe(ExitCode.ToolError);
+  });
+
+  it('a ws:// target says the HTTP-only endpoint does not accept WebSocket, and offers http://', async () => {
+    const ws = notes.url.replace(/^http:/, 'ws:');
+    expect(await runCli(['list', ws])).toEqual({
+      code: ExitCode.Connection,
+      stdout: '',
+      stderr: `gantry: cannot connect to ${ws}: the endpoint does not accept WebSocket (it answered the upgrade with HTTP 406, as an MCP endpoint over HTTP does)\n(it serves MCP over HTTP: try ${notes.url})\n`,
+    });
+  });
+
+  it('a base URL without /mcp answering 404 suggests <url>/mcp, naming the URL once', async () => {
+    const base = notes.url.replace(/\/mcp$/, '');
+    const { code, stdout, stderr } = await runCli(['list', base]);
+    expect({ code, stdout }).toEqual({ code: ExitCode.Connection, stdout: '' });
+    expect(stderr).toMatch(
+      new RegExp(
+        `^gantry: cannot connect to ${base}/: POST initialize answered HTTP 404, so this is not a Streamable HTTP endpoint, and the HTTP\\+SSE fallback failed too: .*\n\\(nothing serves MCP at /; Gantry serves it at /mcp by default: try ${notes.url}\\)\n$`,
+      ),
+    );
+    expect(stderr).not.toMatch(/Cannot connect/);
   });
 });

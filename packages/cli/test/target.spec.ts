@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CliError } from '../src/cli-error';
 import { ExitCode } from '../src/exit-codes';
 import {
@@ -5,6 +8,7 @@ import {
   parseEnvAssignments,
   parseHeaders,
   parseTarget,
+  schemelessUrl,
   splitCommandLine,
 } from '../src/target';
 
@@ -141,6 +145,71 @@ describe('parseTarget', () => {
     const error = failure(() => parseTarget('NOTES_DIR=/tmp node main.js'));
     expect(error.exitCode).toBe(ExitCode.Usage);
     expect(error.message).toMatch(/environment assignment "NOTES_DIR=\/tmp"; .* --env NOTES_DIR=…$/);
+  });
+});
+
+describe('a target that looks like a URL without its scheme', () => {
+  it.each([
+    ['localhost:3000/mcp', 'http://localhost:3000/mcp', 'https://localhost:3000/mcp'],
+    ['localhost:3000', 'http://localhost:3000', 'https://localhost:3000'],
+    ['127.0.0.1:8080/mcp', 'http://127.0.0.1:8080/mcp', 'https://127.0.0.1:8080/mcp'],
+    ['[::1]:8080/mcp', 'http://[::1]:8080/mcp', 'https://[::1]:8080/mcp'],
+    ['example.com/mcp', 'https://example.com/mcp', 'http://example.com/mcp'],
+    [
+      'mcp.example.com:8443/v1/mcp?x=1',
+      'https://mcp.example.com:8443/v1/mcp?x=1',
+      'http://mcp.example.com:8443/v1/mcp?x=1',
+    ],
+    ['10.0.0.5:3000', 'https://10.0.0.5:3000', 'http://10.0.0.5:3000'],
+  ])('%s is refused with %s to write instead', (word, preferred, other) => {
+    expect(schemelessUrl(word)).toEqual({ preferred, other });
+    const error = failure(() => parseTarget(word));
+    expect(error.exitCode).toBe(ExitCode.Usage);
+    expect(error.message).toBe(
+      `the target ${JSON.stringify(word)} looks like a URL without its scheme, and no file of that name exists; write ${preferred} (or ${other}): a target without :// is run as a command over stdio`,
+    );
+  });
+
+  it.each([
+    ['node server.js', 'node'],
+    ['./server', './server'],
+    ['npx foo', 'npx'],
+    ['npx -y @modelcontextprotocol/server-everything', 'npx'],
+    ['uvx mcp-server-fetch', 'uvx'],
+    ['python3.11 -m server', 'python3.11'],
+    ['docker run -i --rm mcp/fetch', 'docker'],
+    ['/usr/local/bin/server --stdio', '/usr/local/bin/server'],
+    ['bin/server', 'bin/server'],
+    ['../server.sh', '../server.sh'],
+    ['deploy.sh', 'deploy.sh'],
+    ['example.com', 'example.com'],
+    ['localhost', 'localhost'],
+  ])('%s stays a command line', (text, command) => {
+    expect(schemelessUrl(command)).toBeUndefined();
+    expect(parseTarget(text)).toMatchObject({ kind: 'stdio', command });
+  });
+
+  it('runs a .js file whose directory looks like a host (node is the command)', () => {
+    expect(parseTarget('node example.com/server.js')).toMatchObject({ kind: 'stdio', command: 'node' });
+  });
+
+  it('runs a URL-shaped path when that file exists, looked up in --cwd', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gantry-target-'));
+    try {
+      mkdirSync(join(dir, 'example.com'));
+      writeFileSync(join(dir, 'example.com', 'mcp'), '#!/bin/sh\n');
+      expect(parseTarget('example.com/mcp --stdio', { cwd: dir })).toMatchObject({
+        kind: 'stdio',
+        command: 'example.com/mcp',
+        args: ['--stdio'],
+      });
+      // Without the cwd that holds it, it is a URL again.
+      expect(failure(() => parseTarget('example.com/mcp --stdio')).message).toMatch(
+        /write https:\/\/example.com\/mcp/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

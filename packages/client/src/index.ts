@@ -12,9 +12,20 @@ export {
   type EnterpriseIdp,
 } from './auth/grants';
 export { type HeadlessInteractionOptions, headlessInteraction } from './auth/headless-interaction';
+export {
+  DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+  type LoopbackInteractionOptions,
+  loopbackInteraction,
+} from './auth/loopback-interaction';
 export { type OAuthOptions, oauth } from './auth/oauth';
 export type { PreRegisteredClient } from './auth/registration';
 export { storeKeyFor } from './auth/store-key';
+export {
+  defaultAuthDir,
+  type FileTokenStoreOptions,
+  fileTokenStore,
+  memoryTokenStore,
+} from './auth/token-store';
 export type { TokenStrategyOptions } from './auth/token-strategy';
 export type {
   AuthChallenge,

@@ -187,6 +187,7 @@ export const LocalErrorCode = {
   ElicitationInvalid: 'GANTRY_ERR_ELICITATION_INVALID',
   PeerRequestFailed: 'GANTRY_ERR_PEER_REQUEST_FAILED',
   InputRequired: 'GANTRY_ERR_INPUT_REQUIRED',
+  /** An OAuth authorization the client ran failed (timed out, was refused or cancelled). */
   Authorization: 'GANTRY_ERR_AUTHORIZATION',
 } as const;
 

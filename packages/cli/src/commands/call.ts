@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { collect, parseToolArguments } from '../args';
+import { collect, parseToolArguments, stringArgumentMismatches } from '../args';
 import { CliError } from '../cli-error';
 import {
   addConnectionOptions,
@@ -54,18 +54,28 @@ Examples:
       // Bad arguments are a usage error before any server is started.
       const args = parseToolArguments(options.args, options.arg);
       await withConnection(target, options, io, async ({ client, signal }) => {
+        const listTools = () => client.listTools({ signal }).catch(() => undefined);
         let result: Awaited<ReturnType<typeof client.callTool>>;
         try {
           result = await client.callTool(tool, args, { signal });
         } catch (error) {
           if (!isJsonRpcError(error)) throw error;
           // 2025-11-25 tools: an unknown tool is a protocol error; name the ones that exist.
-          const known = await client.listTools({ signal }).then(
-            (tools) => tools.map((t) => t.name),
-            () => undefined,
-          );
+          const tools = await listTools();
+          const known = tools?.map((t) => t.name);
           if (known && !known.includes(tool)) throw unknownName('tool', tool, known);
-          throw rpcFailure(`tools/call ${JSON.stringify(tool)}`, error);
+          const schema = tools?.find((t) => t.name === tool)?.inputSchema;
+          throw (
+            stringArgumentMismatches(options.arg, schema) ??
+            rpcFailure(`tools/call ${JSON.stringify(tool)}`, error)
+          );
+        }
+        if (result.isError && options.arg.length > 0) {
+          // Invalid arguments are a tool error (2025-11-25 tools §Error Handling). When -a made
+          // a number of what the schema says is a string, that is the one cause to report.
+          const schema = (await listTools())?.find((t) => t.name === tool)?.inputSchema;
+          const mismatch = stringArgumentMismatches(options.arg, schema);
+          if (mismatch) throw mismatch;
         }
         if (options.json) io.stdout.write(formatJson(result));
         if (result.isError) {
