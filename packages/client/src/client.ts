@@ -392,7 +392,8 @@ export class Client {
    * `roots/list`), replacing any previous handler: a JSON-RPC request in the session era, an
    * input request of an `input_required` result in the stateless era. Without a handler, the
    * session era answers −32601 and a stateless-era call needing that input fails locally.
-   * Declare the matching capability in `options.capabilities`.
+   * Declare the matching capability in `options.capabilities`. An accepted form-mode
+   * `elicitation/create` answer gets the requested schema's defaults for the fields it left out.
    */
   setRequestHandler(method: string, handler: ClientRequestHandler): void {
     this.handlers.setRequestHandler(method, handler);
