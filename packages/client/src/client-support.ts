@@ -1,5 +1,5 @@
 // Small helpers the Client's modules share: shape checks and the errors they raise.
-import { GantryError, LocalErrorCode } from '@gantry/protocol';
+import { GantryError, isLoggingLevel, LOG_LEVELS, LocalErrorCode } from '@gantry/protocol';
 
 /** The states of a Client's connection. */
 export type ClientState = 'idle' | 'connecting' | 'connected' | 'closed';
@@ -28,4 +28,13 @@ export function withArray<T extends { [key: string]: unknown }>(result: T, field
     throw protocolViolation(`${what} answered without a "${field}" array: ${preview(result)}`);
   }
   return result;
+}
+
+/** Throws a TypeError naming the levels when `level` is not a logging level (RFC 5424 severities). */
+export function checkLoggingLevel(level: unknown): void {
+  if (!isLoggingLevel(level)) {
+    throw new TypeError(
+      `Client.setLoggingLevel: unknown level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
+    );
+  }
 }

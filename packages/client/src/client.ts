@@ -2,12 +2,10 @@ import {
   type CallToolResult,
   type GetPromptResult,
   type Implementation,
-  isLoggingLevel,
   type ListPromptsResult,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type ListToolsResult,
-  LOG_LEVELS,
   type LoggingLevel,
   Method,
   NotConnectedError,
@@ -31,8 +29,9 @@ import type {
   ConnectOptions,
   NotificationHandler,
 } from './client-options';
-import { type ClientState, isObject, notConnectedMessage, withArray } from './client-support';
+import { type ClientState, checkLoggingLevel, notConnectedMessage, withArray } from './client-support';
 import type { ClientTransportHooks } from './client-transport-hooks';
+import * as completion from './completion';
 import { type Era, rememberEra } from './era';
 import {
   abortedConnect,
@@ -44,15 +43,7 @@ import {
   negotiationSettings,
   serverFacts,
 } from './era-negotiation';
-import {
-  collectPages,
-  itemsOf,
-  keepValidTools,
-  LIST_METHODS,
-  type ListItem,
-  type ListKind,
-  type ListPage,
-} from './list-pages';
+import { collectPages, fetchPage, type ListItem, type ListKind } from './list-pages';
 import { ListenRouter } from './listen-router';
 import type { ParamHeader } from './param-headers';
 import { StatelessRequester } from './stateless-requester';
@@ -234,11 +225,7 @@ export class Client {
    * server sends no log messages for that request).
    */
   async setLoggingLevel(level: LoggingLevel, options: ClientRequestOptions = {}): Promise<void> {
-    if (!isLoggingLevel(level)) {
-      throw new TypeError(
-        `Client.setLoggingLevel: unknown level ${JSON.stringify(level)}; use one of ${LOG_LEVELS.join(', ')}`,
-      );
-    }
+    checkLoggingLevel(level);
     if (this.negotiated?.era === 'stateless') {
       if (!this.connectedPeer())
         throw new NotConnectedError(notConnectedMessage(this.state, Method.LoggingSetLevel));
@@ -333,6 +320,20 @@ export class Client {
   }
 
   /**
+   * Completes a prompt argument or resource-template variable (`completion/complete`, MCP
+   * 2025-11-25, Server › Utilities › Completion); `context.arguments` are the ones already given.
+   */
+  async complete(
+    ref: completion.CompletionReference,
+    argument: completion.CompletionArgument,
+    context?: completion.CompletionRequestContext,
+    options: ClientRequestOptions = {},
+  ): Promise<completion.Completion> {
+    const params = completion.completionParams(ref, argument, context);
+    return completion.completionOf(await this.request(Method.CompletionComplete, params, options));
+  }
+
+  /**
    * Sends any request; the escape hatch for methods without a helper. In the stateless era
    * it adds the per-request `_meta` (keys given in `params._meta` win), checks `resultType`,
    * and runs the multi round-trip loop for `tools/call`, `prompts/get` and `resources/read`.
@@ -374,7 +375,6 @@ export class Client {
     const peer = this.connectedPeer();
     if (!peer)
       throw new NotConnectedError(notConnectedMessage(this.state, StatelessMethod.SubscriptionsListen));
-    if (!isObject(filter)) throw new TypeError('Client.listen: the filter must be an object');
     return this.listens.open(peer, filter, this.negotiated?.era === 'stateless');
   }
 
@@ -392,7 +392,8 @@ export class Client {
    * `roots/list`), replacing any previous handler: a JSON-RPC request in the session era, an
    * input request of an `input_required` result in the stateless era. Without a handler, the
    * session era answers −32601 and a stateless-era call needing that input fails locally.
-   * Declare the matching capability in `options.capabilities`.
+   * Declare the matching capability in `options.capabilities`. An accepted form-mode
+   * `elicitation/create` answer gets the requested schema's defaults for the fields it left out.
    */
   setRequestHandler(method: string, handler: ClientRequestHandler): void {
     this.handlers.setRequestHandler(method, handler);
@@ -413,18 +414,13 @@ export class Client {
   }
 
   /** One page of a list; over stateless-era HTTP, `tools/list` also refreshes the tools' headers. */
-  private async listPage<K extends ListKind>(
-    kind: K,
-    cursor: string | undefined,
-    options: ClientRequestOptions,
-  ): Promise<ListPage<K>> {
-    const params = cursor === undefined ? undefined : { cursor };
-    const result = await this.request<ListPage<K>>(LIST_METHODS[kind], params, options);
-    const items = itemsOf(kind, result);
-    if (kind === 'tools' && this.negotiated?.era === 'stateless' && this.hooks?.setParamHeaders) {
-      return { ...result, tools: keepValidTools(items as Tool[], this.toolHeaders, this.options.onError) };
-    }
-    return result;
+  private listPage<K extends ListKind>(kind: K, cursor: string | undefined, options: ClientRequestOptions) {
+    const refreshHeaders = this.negotiated?.era === 'stateless' && this.hooks?.setParamHeaders !== undefined;
+    return fetchPage(kind, cursor, {
+      request: (method, params) => this.request(method, params, options),
+      toolHeaders: refreshHeaders ? this.toolHeaders : undefined,
+      onError: this.options.onError,
+    });
   }
 
   /** Every item of a list, following `nextCursor`. */

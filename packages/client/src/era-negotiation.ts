@@ -37,6 +37,7 @@ import {
   pickStatelessVersion,
   rememberEra,
 } from './era';
+import { httpStatusOf } from './http-status-error';
 
 /** What negotiation needs to know of the Client. */
 export interface NegotiationSettings {
@@ -207,7 +208,8 @@ export async function negotiateEra(
     discover(peer, hooks, version, probing, signal, settings);
   if (era === 'stateless') {
     const outcome = await probe(settings.preferredStatelessVersion, false);
-    if (outcome.era === 'session') throw outcome.error;
+    if (outcome.era === 'session')
+      throw notStatelessServer(settings.preferredStatelessVersion, outcome.error);
     return outcome;
   }
   const key = hooks.eraCacheKey;
@@ -276,7 +278,7 @@ async function discover(
       // A version both sides speak, yet refused: a stateless-era server all the same.
       if (common !== undefined) return { era: 'stateless', version: common };
       // Dual-era servers may list session-era versions too: those mean "use initialize".
-      if (probing && supported.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v))) {
+      if (supported.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v))) {
         return { era: 'session', error };
       }
       throw new GantryError(
@@ -302,6 +304,32 @@ async function discover(
       : (pickStatelessVersion(result.supportedVersions) ?? version);
     return { era: 'stateless', version: chosen, discover: result };
   }
+}
+
+/** The HTTP statuses a session-era server may answer a stateless-era POST with (2026-07-28 transports). */
+const SESSION_ERA_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
+
+/**
+ * What `era: 'stateless'` rejects with when `server/discover` showed a server that does not
+ * speak `version` (a JSON-RPC error, HTTP 400/404/405, or an answer that is no DiscoverResult):
+ * the server's error (same class, code and data; also the `cause`) under a message naming the
+ * problem and the way out. Other failures (HTTP 401, 5xx, timeouts) are returned unchanged.
+ */
+function notStatelessServer(version: string, error: unknown): unknown {
+  let answer: string;
+  if (error instanceof McpError) {
+    const status = httpStatusOf(error);
+    if (status !== undefined && status >= 300 && !SESSION_ERA_STATUSES.has(status)) return error;
+    answer = `answered ${error.code} ${error.message}`;
+  } else if (error instanceof GantryError && error.code === LocalErrorCode.ProtocolViolation) {
+    answer = error.message.replace(/^server\/discover /, '');
+  } else return error;
+  const message = `Client.connect: the server does not speak ${version} (server/discover ${answer}); connect with era 'auto' or 'session'`;
+  const wrapped =
+    error instanceof McpError
+      ? McpError.fromError({ code: error.code, message, data: error.data })
+      : new GantryError(LocalErrorCode.ProtocolViolation, message);
+  return Object.assign(wrapped, { cause: error });
 }
 
 /**

@@ -49,6 +49,12 @@ export type {
   NotificationHandler,
 } from './client-options';
 export type { ClientTransportHooks } from './client-transport-hooks';
+export type {
+  Completion,
+  CompletionArgument,
+  CompletionReference,
+  CompletionRequestContext,
+} from './completion';
 export { type ConnectHttpOptions, connectHttp, type HttpConnection } from './connect-http';
 export { type CachedEra, clearEraCache, type Era, type EraCache, type EraPreference } from './era';
 export { DEFAULT_MAX_HTTP_MESSAGE_BYTES, type HttpHeadersOption } from './http-exchange';

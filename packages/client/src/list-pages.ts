@@ -11,6 +11,7 @@ import {
   type Prompt,
   type Resource,
   type ResourceTemplate,
+  type Result,
   type Tool,
 } from '@gantry/protocol';
 import { preview, protocolViolation } from './client-support';
@@ -68,6 +69,27 @@ export async function collectPages<K extends ListKind>(
     }
   } while (cursor !== undefined);
   return all;
+}
+
+/** Where {@link fetchPage} gets a page from. */
+export interface PageSource {
+  request<T extends Result>(method: string, params: { [key: string]: unknown } | undefined): Promise<T>;
+  /** Stateless-era HTTP: `tools/list` refreshes these `x-mcp-header` annotations, by tool name. */
+  readonly toolHeaders?: Map<string, readonly ParamHeader[]>;
+  readonly onError?: (error: Error) => void;
+}
+
+/** One page of a list; with `source.toolHeaders`, tools with invalid annotations are left out. */
+export async function fetchPage<K extends ListKind>(
+  kind: K,
+  cursor: string | undefined,
+  source: PageSource,
+): Promise<ListPage<K>> {
+  const params = cursor === undefined ? undefined : { cursor };
+  const result = await source.request<ListPage<K>>(LIST_METHODS[kind], params);
+  if (kind !== 'tools' || !source.toolHeaders) return result;
+  const tools = keepValidTools(itemsOf(kind, result) as Tool[], source.toolHeaders, source.onError);
+  return { ...result, tools };
 }
 
 /**

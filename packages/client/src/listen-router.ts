@@ -57,6 +57,7 @@ export class ListenRouter {
 
   /** Opens a subscription: a `subscriptions/listen` stream (stateless era) or its session-era equivalent. */
   open(peer: Peer, filter: ListenFilter, stateless: boolean): Subscription {
+    if (!isObject(filter)) throw new TypeError('Client.listen: the filter must be an object');
     return stateless ? this.listenStateless(peer, filter) : this.listenSession(filter);
   }
 

@@ -162,7 +162,10 @@ describe('stdio: a session-era-only server', () => {
       .connect(legacyServer('error', '-32601'), { era: 'stateless' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(McpError);
-    expect(error).toMatchObject({ code: -32601, message: 'Server not initialized' });
+    expect(error).toMatchObject({
+      code: -32601,
+      message: `Client.connect: the server does not speak 2026-07-28 (server/discover answered -32601 Server not initialized); connect with era 'auto' or 'session'`,
+    });
     expect(client.isConnected).toBe(false);
   });
 

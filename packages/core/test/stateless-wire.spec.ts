@@ -315,13 +315,33 @@ describe('per-request _meta', () => {
     async (version) => {
       const wire = await start();
       expect(await ask(wire, 1, 'tools/list', {}, meta({ [K.version]: version }))).toEqual(
-        failure(1, -32022, `Unsupported protocol version: ${version}`, {
-          supported: ['2026-07-28'],
-          requested: version,
-        }),
+        failure(
+          1,
+          -32022,
+          `Unsupported protocol version: ${version}; supported: 2026-07-28 (earlier revisions: send initialize)`,
+          {
+            supported: ['2026-07-28'],
+            requested: version,
+          },
+        ),
       );
     },
   );
+
+  it('names the same versions in the −32022 message, its data.supported and server/discover', async () => {
+    // MCP 2026-07-28, Basic › Versioning: the error lists "the versions it does support"; a
+    // client retries with one of them, so only the stateless ones qualify, as in the
+    // DiscoverResult of server/discover (the session era is reached through initialize).
+    const wire = await start();
+    const refused = await ask(wire, 1, 'tools/list', {}, meta({ [K.version]: '1900-01-01' }));
+    const discovered = await ask(wire, 2, 'server/discover');
+
+    const { message, data } = refused.error as { message: string; data: { supported: string[] } };
+    const named = /; supported: ([^(]+?) \(/.exec(message)?.[1].split(', ');
+    expect(named).toEqual(data.supported);
+    expect((discovered.result as { supportedVersions: string[] }).supportedVersions).toEqual(data.supported);
+    expect(data.supported).toEqual(['2026-07-28']);
+  });
 
   it('refuses a request without clientCapabilities with −32602', async () => {
     const wire = await start();

@@ -52,7 +52,7 @@ describe('stateless-era HTTP edge cases', () => {
     expect(response.json().error).toEqual({
       code: -32022,
       message:
-        'Unsupported protocol version: MCP-Protocol-Version "1900-01-01"; supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05',
+        'Unsupported protocol version: MCP-Protocol-Version "1900-01-01"; supported: 2026-07-28 (earlier revisions: send initialize)',
       data: { supported: ['2026-07-28'], requested: '1900-01-01' },
     });
     await fastify.close();

@@ -553,10 +553,15 @@ describe('stateless-era POST checks (fastify.inject)', () => {
       );
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(
-        error(1, -32022, 'Unsupported protocol version: 2025-11-25', {
-          supported: ['2026-07-28'],
-          requested: '2025-11-25',
-        }),
+        error(
+          1,
+          -32022,
+          'Unsupported protocol version: 2025-11-25; supported: 2026-07-28 (earlier revisions: send initialize)',
+          {
+            supported: ['2026-07-28'],
+            requested: '2025-11-25',
+          },
+        ),
       );
     });
 
@@ -573,7 +578,7 @@ describe('stateless-era POST checks (fastify.inject)', () => {
         error(
           null,
           -32022,
-          'Unsupported protocol version: MCP-Protocol-Version "2027-01-01"; supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05',
+          'Unsupported protocol version: MCP-Protocol-Version "2027-01-01"; supported: 2026-07-28 (earlier revisions: send initialize)',
           {
             supported: ['2026-07-28'],
             requested: '2027-01-01',

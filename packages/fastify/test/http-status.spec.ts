@@ -107,7 +107,7 @@ describe('Streamable HTTP status paths (fastify.inject)', () => {
     expect(response.json().error).toEqual({
       code: -32022,
       message:
-        'Unsupported protocol version: MCP-Protocol-Version "1999-01-01"; supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05',
+        'Unsupported protocol version: MCP-Protocol-Version "1999-01-01"; supported: 2026-07-28 (earlier revisions: send initialize)',
       data: { supported: ['2026-07-28'], requested: '1999-01-01' },
     });
   });

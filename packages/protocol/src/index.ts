@@ -77,6 +77,7 @@ export {
   StatelessMethod,
   type StatelessRequestMeta,
   type SubscriptionFilter,
+  unsupportedStatelessVersion,
 } from './stateless';
 export type { SendOptions, Transport, TransportSink, WireMessage } from './transport';
 export * from './types';

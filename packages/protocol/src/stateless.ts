@@ -2,6 +2,7 @@
  * The stateless era (2026-07-28): per-request `_meta` keys, `server/discover`, `resultType`,
  * multi round-trip requests and `subscriptions/listen`. See MCP 2026-07-28, Basic › Lifecycle and the `schema/2026-07-28` schema.
  */
+import { UnsupportedProtocolVersionError } from './errors';
 import type { JSONRPCRequest, Meta, Result } from './jsonrpc';
 import type {
   ClientCapabilities,
@@ -15,6 +16,24 @@ import type {
 
 /** Protocol versions spoken statelessly, newest first. */
 export const STATELESS_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2026-07-28']);
+
+/**
+ * The −32022 a server answers for a version it does not speak statelessly (MCP 2026-07-28,
+ * Basic › Versioning §"Protocol Version Negotiation"). `data.supported` is what a client can
+ * retry with, `STATELESS_PROTOCOL_VERSIONS`, and the message names those same versions; the
+ * session-era revisions are reached with `initialize` instead, so neither lists them.
+ * `subject` names what carried the version (default: the version itself).
+ */
+export function unsupportedStatelessVersion(
+  requested: string,
+  subject = requested,
+): UnsupportedProtocolVersionError {
+  const supported = [...STATELESS_PROTOCOL_VERSIONS];
+  return new UnsupportedProtocolVersionError(
+    `Unsupported protocol version: ${subject}; supported: ${supported.join(', ')} (earlier revisions: send initialize)`,
+    { supported, requested },
+  );
+}
 
 /** The newest stateless-era version. */
 export const LATEST_STATELESS_PROTOCOL_VERSION = '2026-07-28';

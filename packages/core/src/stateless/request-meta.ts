@@ -7,7 +7,7 @@ import {
   MetaKey,
   type RequestParams,
   STATELESS_PROTOCOL_VERSIONS,
-  UnsupportedProtocolVersionError,
+  unsupportedStatelessVersion,
 } from '@gantry/protocol';
 import { isLoggingLevel, LOG_LEVELS } from '../context/log-levels';
 
@@ -34,10 +34,7 @@ export function readRequestMeta(params: RequestParams | undefined): RequestMeta 
     );
   }
   if (!STATELESS_PROTOCOL_VERSIONS.includes(version)) {
-    throw new UnsupportedProtocolVersionError(`Unsupported protocol version: ${version}`, {
-      supported: [...STATELESS_PROTOCOL_VERSIONS],
-      requested: version,
-    });
+    throw unsupportedStatelessVersion(version);
   }
   const capabilities = meta[MetaKey.ClientCapabilities];
   if (!isObject(capabilities)) {

@@ -6,6 +6,7 @@ import {
   principalOf,
   STATELESS_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
+  unsupportedStatelessVersion,
 } from '@gantry/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, endpointUrls, InsufficientScopeError, insufficientScopeOutcome } from '../auth';
@@ -81,18 +82,12 @@ export class EndpointContext {
   readonly gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await this.authenticated(request, reply))) return reply;
     const version = header(request, 'mcp-protocol-version');
-    // Any version we do not speak: 400 with −32022 (MCP 2026-07-28, Versioning); session-era
-    // clients only need the 400. `data.supported` lists the stateless versions, which a client
-    // can simply retry with; the session era is reached through initialize instead.
+    // Any version we do not speak: 400 with −32022 (MCP 2026-07-28, Basic › Versioning);
+    // session-era clients only need the 400. The error lists the stateless versions, which a
+    // client can simply retry with; the session era is reached through initialize instead.
     if (version !== undefined && !HEADER_VERSIONS.has(version)) {
-      return sendError(
-        reply,
-        400,
-        ErrorCode.UnsupportedProtocolVersion,
-        `Unsupported protocol version: MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${[...STATELESS_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`,
-        null,
-        { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: version },
-      );
+      const error = unsupportedStatelessVersion(version, `MCP-Protocol-Version ${JSON.stringify(version)}`);
+      return sendError(reply, 400, error.code, error.message, null, error.data);
     }
   };
 

