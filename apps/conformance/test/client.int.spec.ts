@@ -58,11 +58,11 @@ describe('apps/conformance client fixture (dist/client.js)', () => {
     expect(run.stderr).toContain('conformance client (tools_call): the server lists no tool "add_numbers"');
   });
 
-  it('auth/*: hands over to runAuthScenario, which is not wired yet', async () => {
-    const run = await runClient({ MCP_CONFORMANCE_SCENARIO: 'auth/metadata-default' }, [url]);
+  it('auth/*: a scenario that needs a context names the field it lacks', async () => {
+    const run = await runClient({ MCP_CONFORMANCE_SCENARIO: 'auth/pre-registration' }, [url]);
 
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('auth scenarios: not wired yet');
+    expect(run.stderr).toContain('auth/pre-registration: MCP_CONFORMANCE_CONTEXT has no string "client_id"');
   });
 
   it('auth/*: a context that is not a JSON object is named', async () => {
