@@ -20,7 +20,7 @@ export function connectError(target: Target, error: unknown): CliError {
   if (status === 401 || status === 403) {
     return failure(
       `${head}: ${reason}`,
-      "the server wants credentials: pass --token <token> or --header 'Authorization: …'",
+      "the server wants credentials: pass --oauth to sign in, or --token <token> or --header 'Authorization: …'",
     );
   }
   if (target.kind === 'ws') {

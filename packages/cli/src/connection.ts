@@ -1,4 +1,16 @@
-import { Client, connectHttp, StdioClientTransport, WebSocketClientTransport } from '@gantry/client';
+import {
+  type AuthorizationInteraction,
+  Client,
+  clientCredentials,
+  connectHttp,
+  fileTokenStore,
+  headlessInteraction,
+  loopbackInteraction,
+  type McpAuth,
+  oauth,
+  StdioClientTransport,
+  WebSocketClientTransport,
+} from '@gantry/client';
 import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from '@gantry/protocol';
 import { type Command, InvalidArgumentError } from 'commander';
 import { collect } from './args';
@@ -13,6 +25,11 @@ import { describeTarget, parseEnvAssignments, parseHeaders, parseTarget, type Ta
 export interface ConnectionOptions {
   header: string[];
   token?: string;
+  oauth?: boolean;
+  clientId?: string;
+  clientSecret?: string;
+  authDir?: string;
+  authInteraction?: AuthInteraction;
   env: string[];
   cwd?: string;
   timeout: number;
@@ -29,7 +46,13 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 /** The client's default wait for an answer to the `server/discover` probe. */
 const ERA_PROBE_TIMEOUT_MS = 3_000;
 
-/** Adds `--header`, `--token`, `--env`, `--cwd`, `--timeout` and `--server-stderr` to a command. */
+/** How `--oauth` reaches the user: a browser, a printed URL, or a headless fetch (tests). */
+export type AuthInteraction = 'browser' | 'print' | 'headless';
+
+/**
+ * Adds `--header`, `--token`, the OAuth options, `--env`, `--cwd`, `--timeout` and
+ * `--server-stderr` to a command.
+ */
 export function addConnectionOptions(command: Command): Command {
   return command
     .option(
@@ -41,6 +64,24 @@ export function addConnectionOptions(command: Command): Command {
     .option(
       '--token <token>',
       'HTTP or WebSocket target: a bearer token, sent as Authorization: Bearer <token>',
+    )
+    .option(
+      '--oauth',
+      'HTTP or WebSocket target: sign in with OAuth 2.1 when the server asks (a browser and a loopback redirect); tokens are kept in the auth store for next time',
+    )
+    .option(
+      '--client-id <id>',
+      'with --oauth: a client registered with the authorization server (else CIMD or dynamic registration); without: the client credentials grant (needs --client-secret)',
+    )
+    .option('--client-secret <secret>', "the --client-id's secret")
+    .option(
+      '--auth-dir <dir>',
+      'with --oauth: the token store directory (default: $XDG_CONFIG_HOME/gantry/auth or ~/.config/gantry/auth)',
+    )
+    .option(
+      '--auth-interaction <mode>',
+      'with --oauth: browser (open it, the default), print (only print the URL), headless (fetch it: for servers that approve at once, e.g. in tests)',
+      parseInteraction,
     )
     .option(
       '-e, --env <KEY=VALUE>',
@@ -56,6 +97,55 @@ export function addConnectionOptions(command: Command): Command {
       DEFAULT_TIMEOUT_MS,
     )
     .option('--server-stderr', "stdio target: show the server's stderr (otherwise quoted only if it fails)");
+}
+
+function parseInteraction(value: string): AuthInteraction {
+  if (value === 'browser' || value === 'print' || value === 'headless') return value;
+  throw new InvalidArgumentError('expected browser, print or headless');
+}
+
+/** The auth strategy the options ask for; `interaction` is what must be closed afterwards. */
+function authFor(
+  options: ConnectionOptions,
+  io: { stderr: { write(text: string): unknown } },
+): { auth?: McpAuth; interaction?: AuthorizationInteraction } {
+  if (options.oauth) {
+    if (options.token !== undefined)
+      throw new CliError('--oauth and --token exclude each other', ExitCode.Usage);
+    const log = (line: string) => io.stderr.write(`${line}\n`);
+    const interaction =
+      options.authInteraction === 'headless'
+        ? headlessInteraction()
+        : loopbackInteraction({ log, open: options.authInteraction === 'print' ? () => {} : undefined });
+    const client =
+      options.clientId === undefined
+        ? undefined
+        : { clientId: options.clientId, clientSecret: options.clientSecret };
+    const auth = oauth({
+      interaction,
+      client,
+      clientName: CLI_NAME,
+      store: fileTokenStore({ dir: options.authDir }),
+    });
+    return { auth, interaction };
+  }
+  if (options.clientId !== undefined) {
+    if (options.clientSecret === undefined) {
+      throw new CliError(
+        '--client-id without --oauth is the client credentials grant: pass --client-secret too (or add --oauth to sign in as a user)',
+        ExitCode.Usage,
+      );
+    }
+    return { auth: clientCredentials({ clientId: options.clientId, clientSecret: options.clientSecret }) };
+  }
+  for (const [name, given] of [
+    ['--client-secret', options.clientSecret],
+    ['--auth-dir', options.authDir],
+    ['--auth-interaction', options.authInteraction],
+  ] as const) {
+    if (given !== undefined) throw new CliError(`${name} needs --oauth or --client-id`, ExitCode.Usage);
+  }
+  return {};
 }
 
 function parseTimeout(value: string): number {
@@ -88,6 +178,7 @@ export async function withConnection<T>(
   checkOptionsFit(target, options);
   const headers = target.kind === 'stdio' ? {} : parseHeaders(options.header, options.token);
   const env = target.kind === 'stdio' ? parseEnvAssignments(options.env) : {};
+  const { auth, interaction } = target.kind === 'stdio' ? {} : authFor(options, io);
 
   const controller = new AbortController();
   const interrupt = () => controller.abort(new Error('interrupted'));
@@ -101,9 +192,9 @@ export async function withConnection<T>(
   try {
     try {
       if (target.kind === 'http') {
-        await connectHttp(client, target.url, { headers, signal: controller.signal });
+        await connectHttp(client, target.url, { headers, auth, signal: controller.signal });
       } else if (target.kind === 'ws') {
-        await client.connect(new WebSocketClientTransport({ url: target.url, headers }), {
+        await client.connect(new WebSocketClientTransport({ url: target.url, headers, auth }), {
           signal: controller.signal,
         });
       } else {
@@ -138,6 +229,7 @@ export async function withConnection<T>(
   } finally {
     process.off('SIGINT', interrupt);
     await client.close().catch(() => {});
+    await interaction?.close().catch(() => {});
   }
 }
 
@@ -154,7 +246,13 @@ function checkOptionsFit(target: Target, options: ConnectionOptions): void {
         options.cwd !== undefined && '--cwd',
         options.serverStderr && '--server-stderr',
       ]
-    : [options.header.length > 0 && '--header', options.token !== undefined && '--token'];
+    : [
+        options.header.length > 0 && '--header',
+        options.token !== undefined && '--token',
+        options.oauth && '--oauth',
+        options.clientId !== undefined && '--client-id',
+        options.clientSecret !== undefined && '--client-secret',
+      ];
   const first = misplaced.find((name) => typeof name === 'string');
   if (first) {
     const applies = remote ? 'a stdio (command line) target' : 'an http(s):// or ws(s):// target';

@@ -393,7 +393,7 @@ describe('gantry cannot connect (exit 3)', () => {
       expect(code).toBe(ExitCode.Connection);
       expect(stdout).toBe('');
       expect(stderr).toBe(
-        `gantry: cannot connect to ${url}: HTTP 401 Unauthorized from POST ${url}: token expired (WWW-Authenticate: Bearer realm="mcp")\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')\n`,
+        `gantry: cannot connect to ${url}: HTTP 401 Unauthorized from POST ${url}: token expired (WWW-Authenticate: Bearer realm="mcp")\n(the server wants credentials: pass --oauth to sign in, or --token <token> or --header 'Authorization: …')\n`,
       );
       expect(seen[0]).toMatchObject({ authorization: 'Bearer s3cret', 'x-tenant': 'acme' });
     });
@@ -424,7 +424,7 @@ describe('gantry cannot connect over WebSocket (exit 3)', () => {
     expect(code).toBe(ExitCode.Connection);
     expect(stdout).toBe('');
     expect(stderr).toBe(
-      `gantry: cannot connect to ${url}: WebSocket upgrade refused with HTTP 401: token expired\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')\n`,
+      `gantry: cannot connect to ${url}: WebSocket upgrade refused with HTTP 401: token expired\n(the server wants credentials: pass --oauth to sign in, or --token <token> or --header 'Authorization: …')\n`,
     );
     expect(seen[0]).toMatchObject({
       authorization: 'Bearer s3cret',

@@ -88,7 +88,7 @@ describe('connectError', () => {
         new ConnectionClosedError('WebSocket upgrade refused with HTTP 401: token expired'),
       );
       expect(error.message).toBe(
-        "cannot connect to ws://127.0.0.1:3000/mcp: WebSocket upgrade refused with HTTP 401: token expired\n(the server wants credentials: pass --token <token> or --header 'Authorization: …')",
+        "cannot connect to ws://127.0.0.1:3000/mcp: WebSocket upgrade refused with HTTP 401: token expired\n(the server wants credentials: pass --oauth to sign in, or --token <token> or --header 'Authorization: …')",
       );
     });
 

@@ -127,8 +127,14 @@ class AuthorizationCodeStrategy extends TokenStrategy {
       throw flowError('Authorization', error);
     }
     const client = oauthClient(registered);
+    let params: URLSearchParams;
     try {
-      const params = library.validateAuthResponse(asServer(server), client, callback, expectedState);
+      // The redirect's `state` (and `iss`, RFC 9207) checked; an `error` there ends the flow.
+      params = library.validateAuthResponse(asServer(server), client, callback, expectedState);
+    } catch (error) {
+      throw flowError('Authorization', error);
+    }
+    try {
       const authentication = await clientAuthentication(this.authMethod(registered, discovery), {
         clientId: registered.clientId,
         clientSecret: registered.clientSecret,
