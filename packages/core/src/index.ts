@@ -65,6 +65,14 @@ export type { ExecutionContext, HandlerKind } from './execution/execution-contex
 export { toGetPromptResult } from './execution/prompt-result';
 export { toReadResourceResult } from './execution/resource-result';
 export { toCallToolResult } from './execution/tool-result';
+export { ClientExtensions } from './extensions/client-extensions';
+export {
+  Extension,
+  ExtensionMethod,
+  type ExtensionOptions,
+  isExtensionId,
+} from './extensions/extension.decorator';
+export type { ExtensionDefinition, ExtensionMethodHandler } from './extensions/extension-scanner';
 export { type Logger, StderrLogger, silentLogger } from './logger';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';

@@ -33,6 +33,8 @@ export interface ClientCapabilities {
   elicitation?: { form?: object; url?: object };
   tasks?: object;
   experimental?: { [key: string]: object };
+  /** Extensions the client supports, id → settings (MCP 2026-07-28, Basic › Extensions; SEP-2133). */
+  extensions?: { [id: string]: object };
   [key: string]: unknown;
 }
 
@@ -45,6 +47,8 @@ export interface ServerCapabilities {
   completions?: object;
   tasks?: object;
   experimental?: { [key: string]: object };
+  /** Extensions the server supports, id → settings (MCP 2026-07-28, Basic › Extensions; SEP-2133). */
+  extensions?: { [id: string]: object };
   [key: string]: unknown;
 }
 

@@ -1,5 +1,7 @@
+import { isObject } from '@gantry/protocol';
 import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
+import { scanExtensions } from '../extensions/extension-scanner';
 import { type Logger, StderrLogger, silentLogger } from '../logger';
 import { warnAboutUnprovidedHandlers } from '../metadata/handler-classes';
 import { GlobalEnhancers } from '../registry/compiled-handler';
@@ -58,7 +60,8 @@ export class GantryFactory {
       hosted.map((entry) => entry.instance),
       logger,
     );
-    const server = new GantryServer(registry, options, logger);
+    const extensions = scanExtensions(hosted.map((entry) => entry.instance).filter(isObject));
+    const server = new GantryServer(registry, options, logger, extensions);
     await container.callHook('onModuleInit');
     await container.callHook('onApplicationBootstrap');
     return new GantryApplication(container, server, globals, logger);

@@ -15,6 +15,7 @@ import {
   type Root,
   versionAtLeast,
 } from '@gantry/protocol';
+import { ClientExtensions } from '../extensions/client-extensions';
 import type { ClientChannel, ContextSession, ProtocolEra, SessionInfo } from './context-session';
 import {
   type ElicitOptions,
@@ -50,6 +51,7 @@ export interface ContextResources {
 export class McpContext {
   private lastProgress = Number.NEGATIVE_INFINITY;
   private channel?: ClientChannel;
+  private clientExtensions?: ClientExtensions;
   /** The session the request arrived on (in the stateless era, the request itself). */
   readonly session: SessionInfo;
 
@@ -113,6 +115,18 @@ export class McpContext {
 
   get clientCapabilities(): ClientCapabilities {
     return this.session.clientCapabilities;
+  }
+
+  /**
+   * The extensions the client declared for this request (2026-07-28: in this request's
+   * `_meta`; session era: in `initialize`): `has(id)`, `get(id)` (its settings), and
+   * `require(id)`, which throws the era's missing-capability error (−32021 in 2026-07-28).
+   */
+  get extensions(): ClientExtensions {
+    this.clientExtensions ??= new ClientExtensions(this.session.clientCapabilities, (capabilities, message) =>
+      this.client.missing(capabilities, message),
+    );
+    return this.clientExtensions;
   }
 
   /** Resource notifications: `ctx.resources.updated(uri)`. */

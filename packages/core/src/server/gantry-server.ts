@@ -1,16 +1,23 @@
 import {
+  CapabilityMissingError,
+  GantryError,
   type Implementation,
   type InboundRequest,
   type InitializeResult,
+  InvalidParamsError,
   isStatelessRequest,
   type JSONRPCRequest,
   type JSONRPCResponse,
+  LocalErrorCode,
   Method,
   type Result,
   type ServerCapabilities,
+  StatelessMethod,
   type Transport,
 } from '@gantry/protocol';
 import type { SessionInfo } from '../context/context-session';
+import { McpContext } from '../context/mcp-context';
+import type { ExtensionDefinition } from '../extensions/extension-scanner';
 import type { Logger } from '../logger';
 import { DEFAULT_PAGE_SIZE } from '../registry/pagination';
 import type { Registry } from '../registry/registry';
@@ -57,6 +64,7 @@ export class GantryServer implements SessionHost {
     readonly registry: Registry,
     private readonly options: GantryServerOptions,
     readonly logger: Logger,
+    extensions: readonly ExtensionDefinition[] = [],
   ) {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(pageSize) || pageSize < 1) {
@@ -92,6 +100,7 @@ export class GantryServer implements SessionHost {
       capabilities.completions = {};
       add([completionCompleteHandler(registry)]);
     }
+    const extensionMethods = addExtensions(extensions, capabilities, shared);
     const methods = new Map<string, SessionMethod>(shared);
     for (const [method, handler] of sessionMethods(registry, hasResources)) methods.set(method, handler);
     this.methods = methods;
@@ -112,6 +121,7 @@ export class GantryServer implements SessionHost {
     this.stateless = new StatelessDispatcher({
       registry,
       methods: shared,
+      extensionMethods,
       capabilities,
       serverInfo: info,
       instructions: options.instructions,
@@ -285,4 +295,50 @@ export class GantryServer implements SessionHost {
     }
     this.pendingListChanges.add(method);
   }
+}
+
+/** Every method MCP itself defines, in either era: an extension may add none of them. */
+const CORE_METHODS: ReadonlySet<string> = new Set<string>([
+  ...Object.values(Method),
+  ...Object.values(StatelessMethod),
+]);
+
+/**
+ * Advertises each extension in `capabilities.extensions` and adds its methods to `shared`
+ * (served in both eras); returns the method names added.
+ */
+function addExtensions(
+  extensions: readonly ExtensionDefinition[],
+  capabilities: ServerCapabilities,
+  shared: Map<string, MethodHandler>,
+): string[] {
+  if (extensions.length === 0) return [];
+  capabilities.extensions = Object.fromEntries(
+    extensions.map((extension) => [extension.id, extension.settings]),
+  );
+  const added: string[] = [];
+  for (const extension of extensions) {
+    for (const [method, handler] of extension.methods) {
+      if (CORE_METHODS.has(method) || shared.has(method)) {
+        throw new GantryError(
+          LocalErrorCode.DuplicateName,
+          `${extension.owner} (extension ${extension.id}) cannot serve ${method}: MCP itself defines that method`,
+        );
+      }
+      shared.set(method, async (params, inbound, session) => {
+        const ctx = new McpContext(inbound, session);
+        try {
+          return (await handler(params, ctx)) as Result;
+        } catch (error) {
+          // Before 2026-07-28 no code means "missing client capability": the request is invalid.
+          if (error instanceof CapabilityMissingError && ctx.era === 'session') {
+            throw new InvalidParamsError(`Invalid params: ${error.message}`);
+          }
+          throw error;
+        }
+      });
+      added.push(method);
+    }
+  }
+  return added;
 }

@@ -1,5 +1,6 @@
 import {
   type AuthInfo,
+  CapabilityMissingError,
   ErrorCode,
   type Implementation,
   type InboundRequest,
@@ -9,6 +10,8 @@ import {
   MetaKey,
   Method,
   MethodNotFoundError,
+  MissingRequiredClientCapabilityError,
+  type RequestParams,
   type Result,
   type ServerCapabilities,
   STATELESS_PROTOCOL_VERSIONS,
@@ -33,6 +36,8 @@ export interface StatelessDispatcherOptions {
   readonly registry: Registry;
   /** The methods both eras serve; the dispatcher wraps the ones this era has. */
   readonly methods: MethodTable;
+  /** The methods extensions add (in `methods`), served as they are. */
+  readonly extensionMethods?: readonly string[];
   readonly capabilities: ServerCapabilities;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
@@ -88,6 +93,10 @@ export class StatelessDispatcher {
     m.set(StatelessMethod.SubscriptionsListen, (params, inbound, call) =>
       hub.listen(params, inbound, call.connection),
     );
+    for (const method of options.extensionMethods ?? []) {
+      const base = shared.get(method);
+      if (base) m.set(method, (params, inbound, call) => withMissingCapability(base, params, inbound, call));
+    }
   }
 
   /**
@@ -162,4 +171,28 @@ function statelessError(error: unknown): unknown {
     return new InvalidParamsError(error.message, error.data);
   }
   return error;
+}
+
+/**
+ * An extension method whose handler needed a client capability (`ctx.extensions.require`) the
+ * request did not declare answers −32021 with `data.requiredCapabilities` (MCP 2026-07-28,
+ * Basic › Capabilities), as the round-trip methods do.
+ */
+async function withMissingCapability(
+  base: MethodHandler,
+  params: RequestParams | undefined,
+  inbound: InboundRequest,
+  call: StatelessCall,
+): Promise<Result> {
+  try {
+    return await base(params, inbound, call);
+  } catch (error) {
+    const lacking = call.asked?.lacking;
+    if (lacking && error instanceof CapabilityMissingError) {
+      throw new MissingRequiredClientCapabilityError(`Missing required client capability: ${error.message}`, {
+        requiredCapabilities: lacking,
+      });
+    }
+    throw error;
+  }
 }
