@@ -1,0 +1,129 @@
+// A real browser runs an MCP Apps view served by Gantry (MCP Apps 2026-01-26, SEP-1865).
+// Gantry serves the notes-board app over Streamable HTTP with the `http()` listener; a test host
+// page (host.js, bundled here with esbuild) runs in Debian's Chromium, driven by playwright-core:
+// it reads the tool's `ui://` resource, renders it in a sandboxed srcdoc iframe, bridges it with
+// ext-apps' AppBridge and delivers the tool result. The view renders the notes, a click calls the
+// app-only tool `move_note` through the bridge, and the server's journal shows it arrived.
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { GantryApplication } from '@gantry/core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { http } from '../../src';
+import { bundleHost, type HostPage, serveHostPage } from './host-page';
+import { BOARD_URI, createNotesBoardApp, MoveJournal } from './notes-board-app';
+
+/** Debian's package (`apt-get install chromium`); .ci/run installs it when it is missing. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RESULTS = resolve(__dirname, '../../../../test-results');
+const WAIT_MS = 10_000;
+
+describe('an MCP Apps view served by Gantry, in Chromium', () => {
+  let tempDir: string;
+  let host: HostPage;
+  let app: GantryApplication;
+  let endpoint: string;
+  let browser: Browser;
+  let page: Page;
+  const browserLog: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `No Chromium at ${CHROMIUM}: this test drives a real browser. Install Debian's package ` +
+          '(`apt-get install -y chromium`, as .ci/run does) or set CHROMIUM_PATH to a Chromium binary.',
+      );
+    }
+    tempDir = await mkdtemp(join(tmpdir(), 'gantry-apps-view-'));
+    host = await serveHostPage(await bundleHost(tempDir));
+    app = await createNotesBoardApp();
+    const listener = http({ port: 0, cors: { origins: [host.origin] } });
+    await app.listen(listener);
+    endpoint = listener.url as string;
+    // Root (as in CI) needs --no-sandbox: Chromium refuses to run its own sandbox as root.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 640, height: 480 } });
+    page.on('console', (message) => browserLog.push(`${message.type()}: ${message.text()}`));
+    page.on('pageerror', (error) => browserLog.push(`page error: ${error.message}`));
+  }, 25_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await host?.close();
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+  });
+
+  /** What the host page recorded and the browser logged, for a failure message. */
+  async function diagnostics(): Promise<string> {
+    const events = await page.evaluate('window.hostEvents').catch(() => undefined);
+    return `host events: ${JSON.stringify(events)}\nbrowser log:\n${browserLog.slice(-30).join('\n')}`;
+  }
+
+  async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw new Error(`${what}: ${(error as Error).message}\n${await diagnostics()}`);
+    }
+  }
+
+  /** Waits for `target`, but gives up as soon as the host page reports an error. */
+  async function unlessHostFails(target: Locator): Promise<void> {
+    const hostError = page.locator('#error').filter({ hasText: /\S/ });
+    const failed = hostError.waitFor({ timeout: WAIT_MS }).then(
+      async () => {
+        throw new Error(`the host page failed: ${await hostError.textContent()}`);
+      },
+      () => {}, // no error within the wait: target's own timeout reports the failure
+    );
+    await Promise.race([target.waitFor({ state: 'visible', timeout: WAIT_MS }), failed]);
+  }
+
+  it('renders the tool result in the sandboxed view and carries its move_note call to the server', async () => {
+    const query = new URLSearchParams({ mcp: endpoint, tool: 'search_notes', query: '' });
+    await page.goto(`${host.origin}/?${query}`);
+
+    const view = page.frameLocator('iframe#view');
+    const notes = view.locator('#notes li');
+    await step('the view never rendered the notes', () => unlessHostFails(notes.nth(2)));
+    expect(await notes.locator('.title').allTextContents()).toEqual([
+      'Write the release notes',
+      'Review the HTTP listener',
+      'Ship the browser test',
+    ]);
+    expect(await view.locator('#status').textContent()).toBe('3 notes');
+
+    // The host read the resource the tool names, and its iframe is sandboxed without same-origin.
+    const events = await page.evaluate<{ type: string; uri?: string; app?: unknown }[]>('window.hostEvents');
+    expect(events.map((event) => event.type)).toEqual([
+      'connected',
+      'resource',
+      'initialized',
+      'tool-result-sent',
+    ]);
+    expect(events[1].uri).toBe(BOARD_URI);
+    expect(events[2].app).toEqual({ name: 'notes-board', version: '1.0.0' });
+    expect(await page.locator('iframe#view').getAttribute('sandbox')).toBe('allow-scripts');
+    // An opaque origin: the view's document cannot reach the host page.
+    const viewFrame = page.frames().find((frame) => frame !== page.mainFrame());
+    expect(await viewFrame?.evaluate('window.origin')).toBe('null');
+
+    const journal = app.get(MoveJournal);
+    expect(journal.moves).toEqual([]);
+    await notes.nth(1).getByRole('button', { name: 'Move to done' }).click();
+    await step('the view never showed the answer of move_note', () =>
+      view
+        .locator('#status', { hasText: 'Moved n2 to done' })
+        .waitFor({ state: 'visible', timeout: WAIT_MS }),
+    );
+    expect(journal.moves).toEqual([{ id: 'n2', column: 'done' }]);
+    expect(await notes.nth(1).getAttribute('data-column')).toBe('done');
+    expect(await notes.nth(0).getAttribute('data-column')).toBe('todo');
+
+    await mkdir(RESULTS, { recursive: true });
+    await page.screenshot({ path: join(RESULTS, 'apps-view.png') });
+  });
+});
