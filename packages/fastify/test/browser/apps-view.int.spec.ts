@@ -20,6 +20,15 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RESULTS = resolve(__dirname, '../../../../test-results');
 const WAIT_MS = 10_000;
 
+/** One entry of `window.hostEvents` (host.js). */
+interface HostEvent {
+  type: string;
+  protocolVersion?: string;
+  tools?: { name: string; _meta?: unknown }[];
+  uri?: string;
+  app?: unknown;
+}
+
 describe('an MCP Apps view served by Gantry, in Chromium', () => {
   let tempDir: string;
   let host: HostPage;
@@ -44,10 +53,20 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
     endpoint = listener.url as string;
     // Root (as in CI) needs --no-sandbox: Chromium refuses to run its own sandbox as root.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 25_000);
+
+  // A fresh page (and so a fresh client, session and view) per test.
+  beforeEach(async () => {
+    browserLog.length = 0;
+    app.get(MoveJournal).moves.length = 0;
     page = await browser.newPage({ viewport: { width: 640, height: 480 } });
     page.on('console', (message) => browserLog.push(`${message.type()}: ${message.text()}`));
     page.on('pageerror', (error) => browserLog.push(`page error: ${error.message}`));
-  }, 25_000);
+  });
+
+  afterEach(async () => {
+    await page?.close();
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -82,48 +101,62 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
     await Promise.race([target.waitFor({ state: 'visible', timeout: WAIT_MS }), failed]);
   }
 
-  it('renders the tool result in the sandboxed view and carries its move_note call to the server', async () => {
-    const query = new URLSearchParams({ mcp: endpoint, tool: 'search_notes', query: '' });
-    await page.goto(`${host.origin}/?${query}`);
+  it.each([
+    ['the 2025-11-25 session era', 'legacy', '2025-11-25', 'n2', 1],
+    ['the 2026-07-28 stateless era', 'pin', '2026-07-28', 'n3', 2],
+  ])(
+    'in %s, renders the tool result in the sandboxed view and carries its move_note call to the server',
+    async (_era, era, protocolVersion, moved, row) => {
+      const query = new URLSearchParams({ mcp: endpoint, tool: 'search_notes', query: '', era });
+      await page.goto(`${host.origin}/?${query}`);
 
-    const view = page.frameLocator('iframe#view');
-    const notes = view.locator('#notes li');
-    await step('the view never rendered the notes', () => unlessHostFails(notes.nth(2)));
-    expect(await notes.locator('.title').allTextContents()).toEqual([
-      'Write the release notes',
-      'Review the HTTP listener',
-      'Ship the browser test',
-    ]);
-    expect(await view.locator('#status').textContent()).toBe('3 notes');
+      const view = page.frameLocator('iframe#view');
+      const notes = view.locator('#notes li');
+      await step('the view never rendered the notes', () => unlessHostFails(notes.nth(2)));
+      expect(await notes.locator('.title').allTextContents()).toEqual([
+        'Write the release notes',
+        'Review the HTTP listener',
+        'Ship the browser test',
+      ]);
+      expect(await view.locator('#status').textContent()).toBe('3 notes');
 
-    // The host read the resource the tool names, and its iframe is sandboxed without same-origin.
-    const events = await page.evaluate<{ type: string; uri?: string; app?: unknown }[]>('window.hostEvents');
-    expect(events.map((event) => event.type)).toEqual([
-      'connected',
-      'resource',
-      'initialized',
-      'tool-result-sent',
-    ]);
-    expect(events[1].uri).toBe(BOARD_URI);
-    expect(events[2].app).toEqual({ name: 'notes-board', version: '1.0.0' });
-    expect(await page.locator('iframe#view').getAttribute('sandbox')).toBe('allow-scripts');
-    // An opaque origin: the view's document cannot reach the host page.
-    const viewFrame = page.frames().find((frame) => frame !== page.mainFrame());
-    expect(await viewFrame?.evaluate('window.origin')).toBe('null');
+      // What the browser's client saw: the era, both spellings of the view's URI on search_notes,
+      // and move_note marked app-only.
+      const events = await page.evaluate<HostEvent[]>('window.hostEvents');
+      expect(events.map((event) => event.type)).toEqual([
+        'connected',
+        'tools',
+        'resource',
+        'initialized',
+        'tool-result-sent',
+      ]);
+      expect(events[0].protocolVersion).toBe(protocolVersion);
+      const meta = Object.fromEntries((events[1].tools ?? []).map((tool) => [tool.name, tool._meta]));
+      expect(meta).toEqual({
+        search_notes: { ui: { resourceUri: BOARD_URI }, 'ui/resourceUri': BOARD_URI },
+        move_note: { ui: { visibility: ['app'] } },
+      });
+      expect(events[2].uri).toBe(BOARD_URI);
+      expect(events[3].app).toEqual({ name: 'notes-board', version: '1.0.0' });
 
-    const journal = app.get(MoveJournal);
-    expect(journal.moves).toEqual([]);
-    await notes.nth(1).getByRole('button', { name: 'Move to done' }).click();
-    await step('the view never showed the answer of move_note', () =>
-      view
-        .locator('#status', { hasText: 'Moved n2 to done' })
-        .waitFor({ state: 'visible', timeout: WAIT_MS }),
-    );
-    expect(journal.moves).toEqual([{ id: 'n2', column: 'done' }]);
-    expect(await notes.nth(1).getAttribute('data-column')).toBe('done');
-    expect(await notes.nth(0).getAttribute('data-column')).toBe('todo');
+      // The iframe is sandboxed without allow-same-origin: the view's document has an opaque
+      // origin and cannot reach the host page.
+      expect(await page.locator('iframe#view').getAttribute('sandbox')).toBe('allow-scripts');
+      const viewFrame = page.frames().find((frame) => frame !== page.mainFrame());
+      expect(await viewFrame?.evaluate('window.origin')).toBe('null');
 
-    await mkdir(RESULTS, { recursive: true });
-    await page.screenshot({ path: join(RESULTS, 'apps-view.png') });
-  });
+      const journal = app.get(MoveJournal);
+      expect(journal.moves).toEqual([]);
+      await notes.nth(row).getByRole('button', { name: 'Move to done' }).click();
+      await step('the view never showed the answer of move_note', () =>
+        view.locator('#status', { hasText: `Moved ${moved} to done` }).waitFor({ timeout: WAIT_MS }),
+      );
+      expect(journal.moves).toEqual([{ id: moved, column: 'done' }]);
+      expect(await notes.nth(row).getAttribute('data-column')).toBe('done');
+      expect(await notes.nth(0).getAttribute('data-column')).toBe('todo');
+
+      await mkdir(RESULTS, { recursive: true });
+      await page.screenshot({ path: join(RESULTS, `apps-view-${protocolVersion}.png`) });
+    },
+  );
 });

@@ -39,15 +39,22 @@ async function main() {
   const toolName = params.get('tool');
   if (!endpoint || !toolName) throw new Error('The host page needs ?mcp=<endpoint>&tool=<name>');
   const toolArguments = { query: params.get('query') ?? '' };
+  // `legacy`: the 2025-11-25 session (initialize); `pin`: the stateless 2026-07-28 era.
+  const era = params.get('era') ?? 'legacy';
+  if (era !== 'legacy' && era !== 'pin') throw new Error(`era must be legacy or pin, not ${era}`);
 
   const client = new Client(
     { name: 'gantry-browser-host', version: '1.0.0' },
-    { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } } },
+    {
+      capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+      versionNegotiation: { mode: era === 'pin' ? { pin: '2026-07-28' } : 'legacy' },
+    },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
-  record({ type: 'connected' });
+  record({ type: 'connected', protocolVersion: client.getNegotiatedProtocolVersion() });
 
   const { tools } = await client.listTools();
+  record({ type: 'tools', tools: tools.map((t) => ({ name: t.name, _meta: t._meta })) });
   const tool = tools.find((t) => t.name === toolName);
   if (!tool) throw new Error(`The server has no tool ${toolName}`);
   const uri = getToolUiResourceUri(tool);
