@@ -144,6 +144,14 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
       expect(await page.locator('iframe#view').getAttribute('sandbox')).toBe('allow-scripts');
       const viewFrame = page.frames().find((frame) => frame !== page.mainFrame());
       expect(await viewFrame?.evaluate('window.origin')).toBe('null');
+      // The view ran under the default CSP of MCP Apps (host.js puts it first in the head), with
+      // ext-apps inlined: no violation, no error in the browser's console.
+      expect(
+        await view.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'),
+      ).toContain("script-src 'self' 'unsafe-inline'");
+      expect(browserLog.filter((line) => line.startsWith('error') || line.startsWith('page error'))).toEqual(
+        [],
+      );
 
       const journal = app.get(MoveJournal);
       expect(journal.moves).toEqual([]);

@@ -29,6 +29,7 @@ const PAGE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <title>Gantry MCP Apps test host</title>
+<link rel="icon" href="data:,">
 <style>
   body { font: 14px system-ui, sans-serif; margin: 16px; background: #f4f4f6; }
   #frame iframe { width: 520px; min-height: 200px; border: 2px solid #446; border-radius: 8px; background: white; }
