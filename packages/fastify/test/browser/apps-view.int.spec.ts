@@ -3,7 +3,8 @@
 // page (host.js, bundled here with esbuild) runs in Debian's Chromium, driven by playwright-core:
 // it reads the tool's `ui://` resource, renders it in a sandboxed srcdoc iframe, bridges it with
 // ext-apps' AppBridge and delivers the tool result. The view renders the notes, a click calls the
-// app-only tool `move_note` through the bridge, and the server's journal shows it arrived.
+// app-only tool `move_note` through the bridge, and the server's journal shows it arrived; the
+// host refuses the view the model-only `archive_notes`, as MCP Apps requires.
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import type { GantryApplication } from '@gantry/core';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { http } from '../../src';
 import { bundleHost, type HostPage, serveHostPage } from './host-page';
-import { BOARD_URI, createNotesBoardApp, MoveJournal } from './notes-board-app';
+import { BOARD_URI, BoardJournal, createNotesBoardApp } from './notes-board-app';
 
 /** Debian's package (`apt-get install chromium`); .ci/run installs it when it is missing. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,6 +28,8 @@ interface HostEvent {
   tools?: { name: string; _meta?: unknown }[];
   uri?: string;
   app?: unknown;
+  name?: string;
+  arguments?: unknown;
 }
 
 describe('an MCP Apps view served by Gantry, in Chromium', () => {
@@ -58,7 +61,9 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
   // A fresh page (and so a fresh client, session and view) per test.
   beforeEach(async () => {
     browserLog.length = 0;
-    app.get(MoveJournal).moves.length = 0;
+    const journal = app.get(BoardJournal);
+    journal.moves.length = 0;
+    journal.archived = false;
     page = await browser.newPage({ viewport: { width: 640, height: 480 } });
     page.on('console', (message) => browserLog.push(`${message.type()}: ${message.text()}`));
     page.on('pageerror', (error) => browserLog.push(`page error: ${error.message}`));
@@ -101,18 +106,23 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
     await Promise.race([target.waitFor({ state: 'visible', timeout: WAIT_MS }), failed]);
   }
 
+  /** Opens the host page on search_notes and waits until the view shows the notes. */
+  async function openBoard(era: 'legacy' | 'pin') {
+    const query = new URLSearchParams({ mcp: endpoint, tool: 'search_notes', query: '', era });
+    await page.goto(`${host.origin}/?${query}`);
+    const view = page.frameLocator('iframe#view');
+    const notes = view.locator('#notes li');
+    await step('the view never rendered the notes', () => unlessHostFails(notes.nth(2)));
+    return { view, notes };
+  }
+
   it.each([
-    ['the 2025-11-25 session era', 'legacy', '2025-11-25', 'n2', 1],
-    ['the 2026-07-28 stateless era', 'pin', '2026-07-28', 'n3', 2],
+    ['the 2025-11-25 session era', 'legacy' as const, '2025-11-25', 'n2', 1],
+    ['the 2026-07-28 stateless era', 'pin' as const, '2026-07-28', 'n3', 2],
   ])(
     'in %s, renders the tool result in the sandboxed view and carries its move_note call to the server',
     async (_era, era, protocolVersion, moved, row) => {
-      const query = new URLSearchParams({ mcp: endpoint, tool: 'search_notes', query: '', era });
-      await page.goto(`${host.origin}/?${query}`);
-
-      const view = page.frameLocator('iframe#view');
-      const notes = view.locator('#notes li');
-      await step('the view never rendered the notes', () => unlessHostFails(notes.nth(2)));
+      const { view, notes } = await openBoard(era);
       expect(await notes.locator('.title').allTextContents()).toEqual([
         'Write the release notes',
         'Review the HTTP listener',
@@ -121,7 +131,7 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
       expect(await view.locator('#status').textContent()).toBe('3 notes');
 
       // What the browser's client saw: the era, both spellings of the view's URI on search_notes,
-      // and move_note marked app-only.
+      // move_note marked app-only and archive_notes model-only.
       const events = await page.evaluate<HostEvent[]>('window.hostEvents');
       expect(events.map((event) => event.type)).toEqual([
         'connected',
@@ -135,6 +145,7 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
       expect(meta).toEqual({
         search_notes: { ui: { resourceUri: BOARD_URI }, 'ui/resourceUri': BOARD_URI },
         move_note: { ui: { visibility: ['app'] } },
+        archive_notes: { ui: { visibility: ['model'] } },
       });
       expect(events[2].uri).toBe(BOARD_URI);
       expect(events[3].app).toEqual({ name: 'notes-board', version: '1.0.0' });
@@ -153,13 +164,18 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
         [],
       );
 
-      const journal = app.get(MoveJournal);
+      const journal = app.get(BoardJournal);
       expect(journal.moves).toEqual([]);
       await notes.nth(row).getByRole('button', { name: 'Move to done' }).click();
       await step('the view never showed the answer of move_note', () =>
         view.locator('#status', { hasText: `Moved ${moved} to done` }).waitFor({ timeout: WAIT_MS }),
       );
       expect(journal.moves).toEqual([{ id: moved, column: 'done' }]);
+      // It went through the host's bridge, not around it.
+      const calls = await page.evaluate<HostEvent[]>('window.hostEvents');
+      expect(calls.slice(5)).toEqual([
+        { type: 'app-call', name: 'move_note', arguments: { id: moved, column: 'done' } },
+      ]);
       expect(await notes.nth(row).getAttribute('data-column')).toBe('done');
       expect(await notes.nth(0).getAttribute('data-column')).toBe('todo');
 
@@ -167,4 +183,23 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
       await page.screenshot({ path: join(RESULTS, `apps-view-${protocolVersion}.png`) });
     },
   );
+
+  it('refuses the view a tool whose visibility lacks "app", so the server never sees the call', async () => {
+    await openBoard('legacy');
+    const viewFrame = page.frames().find((frame) => frame !== page.mainFrame());
+    // A view that sends tools/call for the model-only archive_notes itself, past its App.
+    const answer = await viewFrame?.evaluate(`new Promise((resolve) => {
+      addEventListener('message', (event) => { if (event.data && event.data.id === 'probe') resolve(event.data); });
+      parent.postMessage({ jsonrpc: '2.0', id: 'probe', method: 'tools/call',
+        params: { name: 'archive_notes', arguments: {} } }, '*');
+    })`);
+    expect(answer).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'probe',
+      error: { message: expect.stringContaining('The view may not call archive_notes') },
+    });
+    const events = await page.evaluate<HostEvent[]>('window.hostEvents');
+    expect(events.slice(5)).toEqual([{ type: 'app-call-refused', name: 'archive_notes' }]);
+    expect(app.get(BoardJournal).archived).toBe(false);
+  });
 });

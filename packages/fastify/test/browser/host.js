@@ -95,6 +95,18 @@ async function main() {
   // The WindowProxy stays the same across the iframe's navigation, so the transport can listen
   // before the view's document exists: the view's first message (ui/initialize) is not missed.
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  // connect() forwards every tools/call of the view to the server; the host MUST reject a call
+  // to a tool whose visibility lacks "app" (MCP Apps 2026-01-26, "Tool Visibility").
+  bridge.oncalltool = async (call, extra) => {
+    const target = tools.find((t) => t.name === call.name);
+    const visibility = target?._meta?.ui?.visibility ?? ['model', 'app'];
+    if (!target || !visibility.includes('app')) {
+      record({ type: 'app-call-refused', name: call.name });
+      throw new Error(`The view may not call ${call.name}: it is not visible to apps`);
+    }
+    record({ type: 'app-call', name: call.name, arguments: call.arguments });
+    return client.callTool(call, { signal: extra?.mcpReq?.signal });
+  };
   iframe.srcdoc = withCsp(html.text);
 }
 

@@ -25,8 +25,9 @@ const NOTES: readonly Note[] = [
 
 /** What `move_note` was asked to do, in order: the test reads it to see the view's call arrive. */
 @Injectable()
-export class MoveJournal {
+export class BoardJournal {
   readonly moves: { id: string; column: string }[] = [];
+  archived = false;
 }
 
 class SearchNotes {
@@ -40,7 +41,7 @@ class MoveNote {
 
 @Injectable()
 class NotesBoardTools {
-  constructor(private readonly journal: MoveJournal) {}
+  constructor(private readonly journal: BoardJournal) {}
 
   /**
    * Model-visible, with a view. Both spellings of the resource URI: the nested `ui.resourceUri`
@@ -68,6 +69,16 @@ class NotesBoardTools {
   moveNote(@Args() args: MoveNote) {
     this.journal.moves.push({ id: args.id, column: args.column });
     return `Moved ${args.id} to ${args.column}`;
+  }
+
+  /** Only the model may call it (`visibility: ['model']`): hosts refuse it to the view. */
+  @Tool({
+    description: 'Archives every note',
+    _meta: { ui: { visibility: ['model'] } },
+  })
+  archiveNotes() {
+    this.journal.archived = true;
+    return 'Archived every note';
   }
 }
 
@@ -181,7 +192,7 @@ class NotesBoardView {
   }
 }
 
-@Module({ providers: [MoveJournal, NotesBoardTools, NotesBoardView] })
+@Module({ providers: [BoardJournal, NotesBoardTools, NotesBoardView] })
 class NotesBoardModule {}
 
 /** The app; listen on it with `http()`. */
