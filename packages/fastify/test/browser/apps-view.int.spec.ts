@@ -101,7 +101,8 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
       async () => {
         throw new Error(`the host page failed: ${await hostError.textContent()}`);
       },
-      () => {}, // no error within the wait: target's own timeout reports the failure
+      // No error within the wait: never settle, so the race is target's to win or time out.
+      () => new Promise<never>(() => {}),
     );
     await Promise.race([target.waitFor({ state: 'visible', timeout: WAIT_MS }), failed]);
   }
