@@ -16,7 +16,7 @@ import { http } from '../../src';
 import { bundleHost, type HostPage, serveHostPage } from './host-page';
 import { BOARD_URI, BoardJournal, createNotesBoardApp } from './notes-board-app';
 
-/** Debian's package (`apt-get install chromium`); .ci/run installs it when it is missing. */
+/** Debian's package (`apt-get install chromium`); `npm test` installs it when missing (scripts/ensure-chromium.js). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RESULTS = resolve(__dirname, '../../../../test-results');
 const WAIT_MS = 10_000;
