@@ -85,7 +85,7 @@ export class GantryServer implements SessionHost {
     };
     if (hasTools) {
       capabilities.tools = { listChanged: true };
-      add(toolHandlers(registry, pageSize));
+      add(toolHandlers(registry, pageSize, logger));
     }
     if (hasResources) {
       capabilities.resources = { subscribe: true, listChanged: true };
