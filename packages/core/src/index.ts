@@ -22,6 +22,7 @@ export {
 } from './apps/ui-constants';
 export { UiResource, type UiResourceOptions } from './apps/ui-resource.decorator';
 export type { UiCsp, UiPermissions, UiPresentation } from './apps/ui-resource-meta';
+export { generateViewTypes, schemaToTypeScript, type ViewTypesOptions } from './apps/view-types';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
 export {
   type ContextResources,

@@ -271,10 +271,10 @@ describe('views from files and build directories', () => {
   });
 
   it('a script outside the build directory is refused at bootstrap', async () => {
-    const escape = join(dir, 'escape');
-    mkdirSync(escape);
-    writeFileSync(join(escape, 'index.html'), '<!doctype html><script src="../view.html"></script>');
-    await expect(boot({ uri: 'ui://v/escape', directory: escape })).rejects.toThrow(
+    const outside = join(dir, 'escape');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'index.html'), '<!doctype html><script src="../view.html"></script>');
+    await expect(boot({ uri: 'ui://v/escape', directory: outside })).rejects.toThrow(
       '<script src> "../view.html" points outside the directory',
     );
   });
