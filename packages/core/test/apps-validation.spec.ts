@@ -304,3 +304,74 @@ describe('bootstrap', () => {
     await app.close();
   });
 });
+
+describe('registry.add while serving', () => {
+  @Injectable()
+  @UiResource({ uri: 'ui://live/base', html: PAGE })
+  class Base {}
+
+  @Injectable()
+  class Plain {
+    @Tool()
+    ping() {
+      return 'pong';
+    }
+  }
+
+  class LateView {
+    @UiResource({ uri: 'ui://live/late' })
+    view() {
+      return PAGE;
+    }
+
+    @Tool({ ui: { resource: 'ui://live/late' } })
+    late() {
+      return 'late';
+    }
+  }
+
+  class OrphanTool {
+    @Tool({ ui: { resource: 'ui://live/none' } })
+    orphan() {
+      return 'x';
+    }
+  }
+
+  const create = (providers: Function[]) => {
+    @Module({ providers: providers as never })
+    class M {}
+    return GantryFactory.create(M, {
+      name: 'x',
+      version: '1',
+      logger: false,
+      capabilities: { resources: true, tools: true },
+    });
+  };
+
+  it('adds a tool with the view it brings, when the extension was advertised', async () => {
+    const app = await create([Base]);
+    app.registry.add(new LateView());
+    const [read] = await app.inject(
+      { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'ui://live/late' } },
+      { initialize: true },
+    );
+    expect(read.result.contents[0].mimeType).toBe('text/html;profile=mcp-app');
+    await app.close();
+  });
+
+  it('refuses a tool whose view nothing serves', async () => {
+    const app = await create([Base]);
+    expect(() => app.registry.add(new OrphanTool())).toThrow(
+      "Tool 'orphan' (OrphanTool.orphan) shows the view ui://live/none, but no resource serves it",
+    );
+    await app.close();
+  });
+
+  it('refuses views on a server that did not advertise the extension', async () => {
+    const app = await create([Plain]);
+    expect(() => app.registry.add(new LateView())).toThrow(
+      `Cannot add LateView: the server did not advertise the MCP Apps extension ${UI_EXTENSION_ID} at bootstrap`,
+    );
+    await app.close();
+  });
+});

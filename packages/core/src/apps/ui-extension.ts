@@ -1,7 +1,8 @@
 import { GantryError, LocalErrorCode } from '@gantry/protocol';
 import type { ExtensionDefinition } from '../extensions/extension-scanner';
 import type { Registry } from '../registry/registry';
-import { UI_EXTENSION_ID, UI_MIME_TYPE } from './ui-constants';
+import { toolViewProblem, usesUi } from './tool-views';
+import { UI_EXTENSION_ID } from './ui-constants';
 
 /**
  * The extensions to advertise once the handlers are scanned: when any tool names a view
@@ -19,28 +20,12 @@ export function withUiExtension(
   registry: Registry,
   extensions: readonly ExtensionDefinition[],
 ): readonly ExtensionDefinition[] {
-  const isView = (mimeType: string | undefined) => mimeType === UI_MIME_TYPE;
-  const uiTools = registry.tools.definitions().filter((tool) => tool.ui !== undefined);
-  for (const tool of uiTools) {
-    const uri = tool.ui?.resource as string;
-    const served = registry.resolve(uri);
-    if (!served) {
-      throw new GantryError(
-        LocalErrorCode.Bootstrap,
-        `Tool '${tool.name}' (${tool.source}) shows the view ${uri}, but no resource serves it; declare it with @UiResource({ uri: '${uri}', … })`,
-      );
-    }
-    if (!isView(served.definition.descriptor.mimeType)) {
-      throw new GantryError(
-        LocalErrorCode.Bootstrap,
-        `Tool '${tool.name}' (${tool.source}) shows ${uri}, which ${served.definition.source} serves as ${served.definition.descriptor.mimeType ?? 'no MIME type'}; a view is ${UI_MIME_TYPE}: declare it with @UiResource`,
-      );
-    }
+  const tools = registry.tools.definitions();
+  const problem = toolViewProblem(tools, (uri) => registry.resolve(uri));
+  if (problem) throw new GantryError(LocalErrorCode.Bootstrap, problem);
+  const resources = [...registry.resources.definitions(), ...registry.templates.definitions()];
+  if (!usesUi(tools, resources) || extensions.some((extension) => extension.id === UI_EXTENSION_ID)) {
+    return extensions;
   }
-  const usesUi =
-    uiTools.length > 0 ||
-    registry.resources.definitions().some((resource) => isView(resource.descriptor.mimeType)) ||
-    registry.templates.definitions().some((template) => isView(template.descriptor.mimeType));
-  if (!usesUi || extensions.some((extension) => extension.id === UI_EXTENSION_ID)) return extensions;
   return [...extensions, { id: UI_EXTENSION_ID, settings: {}, methods: new Map(), owner: 'MCP Apps views' }];
 }
