@@ -17,6 +17,7 @@ import {
   UiResource,
   uiCapability,
 } from '@gantry/core';
+import type { ClientCapabilities } from '@gantry/protocol';
 import { IsInt, IsString } from 'class-validator';
 
 class Board {
@@ -78,8 +79,8 @@ class NotesApp {
 @Module({ providers: [NotesApp] })
 class AppModule {}
 
-const UI_CAPS = { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [UI_MIME_TYPE] } } };
-const ERAS: [string, (caps?: object) => InjectOptions][] = [
+const UI_CAPS: ClientCapabilities = { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [UI_MIME_TYPE] } } };
+const ERAS: [string, (caps?: ClientCapabilities) => InjectOptions][] = [
   ['session era', (caps) => ({ initialize: caps ? { capabilities: caps } : true })],
   ['stateless era', (caps) => ({ stateless: caps ? { clientCapabilities: caps } : true })],
 ];
