@@ -112,6 +112,7 @@ describe('generateViewTypes(app)', () => {
     expect(text).toContain('"show_board": ShowBoardResult;');
     expect(text).toContain('"refresh": undefined;');
     expect(text).toContain('"refresh": RefreshArguments;');
+    expect(text).toContain('export type RefreshArguments = Record<string, never>;');
     expect(text).not.toContain('plain');
     expect(generateViewTypes(app, { allTools: true })).toContain('"plain": PlainArguments;');
   });
@@ -122,19 +123,22 @@ describe('generateViewTypes(app)', () => {
 const board: ViewResults['show_board'] = { name: 'b', cards: [{ title: 't', state: 'done' }] };
 const args: ViewArguments['show_board'] = { board: 'b' };
 const none: ViewResults['refresh'] = undefined;
-export { board, args, none };
+const noArgs: ViewArguments['refresh'] = {};
+export { board, args, none, noArgs };
 `;
     expect(typeCheck({ 'tools.d.ts': views, 'view.ts': good })).toEqual([]);
-    const bad = `import type { ViewResults } from './tools';
+    const bad = `import type { ViewArguments, ViewResults } from './tools';
 export const wrongState: ViewResults['show_board'] = { name: 'b', cards: [{ title: 't', state: 'doing' }] };
 export const missing: ViewResults['show_board'] = { cards: [] };
+export const extra: ViewArguments['refresh'] = { force: true };
 `;
     const problems = typeCheck({ 'tools.d.ts': views, 'view.ts': bad });
-    expect(problems).toHaveLength(2);
+    expect(problems).toHaveLength(3);
     expect(problems[0]).toMatch(
       /view.ts:2: Type '"doing"' is not assignable to type '"(?:done|todo)" \| "(?:done|todo)"'/,
     );
     expect(problems[1]).toMatch(/view.ts:3: Property 'name' is missing/);
+    expect(problems[2]).toMatch(/view.ts:4: Type 'true' is not assignable to type 'never'/);
   });
 });
 

@@ -109,7 +109,8 @@ class Emitter {
       const all = members.length === 0 ? value : 'unknown';
       members.push(`${inner}[key: string]: ${all};\n`);
     }
-    return members.length === 0 ? '{}' : `{\n${members.join('')}${indent}}`;
+    // No properties and no others allowed: only the empty object (`{}` would admit any value).
+    return members.length === 0 ? 'Record<string, never>' : `{\n${members.join('')}${indent}}`;
   }
 
   private reference(ref: string, indent: string): string {
