@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -210,6 +210,7 @@ describe.each(ERAS)('MCP Apps in the %s', (_era, options) => {
 
 describe('views from files and build directories', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-apps-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const build = join(dir, 'dist');
   mkdirSync(join(build, 'assets'), { recursive: true });
   writeFileSync(join(dir, 'view.html'), '<!DOCTYPE html>\n<html><body>from a file</body></html>');
