@@ -11,6 +11,18 @@ export type {
   InjectResult,
   InjectStateless,
 } from './application/inject';
+export type { ToolUiOptions, UiVisibility } from './apps/tool-ui';
+export {
+  supportsUi,
+  UI_EXTENSION_ID,
+  UI_MIME_TYPE,
+  UI_RESOURCE_URI_META_KEY,
+  type UiClientCapability,
+  uiCapability,
+} from './apps/ui-constants';
+export { UiResource, type UiResourceOptions } from './apps/ui-resource.decorator';
+export type { UiCsp, UiPermissions, UiPresentation } from './apps/ui-resource-meta';
+export { generateViewTypes, schemaToTypeScript, type ViewTypesOptions } from './apps/view-types';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
 export {
   type ContextResources,

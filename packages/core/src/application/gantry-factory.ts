@@ -1,4 +1,5 @@
 import { isObject } from '@gantry/protocol';
+import { withUiExtension } from '../apps/ui-extension';
 import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
 import { scanExtensions } from '../extensions/extension-scanner';
@@ -60,7 +61,10 @@ export class GantryFactory {
       hosted.map((entry) => entry.instance),
       logger,
     );
-    const extensions = scanExtensions(hosted.map((entry) => entry.instance).filter(isObject));
+    const extensions = withUiExtension(
+      registry,
+      scanExtensions(hosted.map((entry) => entry.instance).filter(isObject)),
+    );
     const server = new GantryServer(registry, options, logger, extensions);
     await container.callHook('onModuleInit');
     await container.callHook('onApplicationBootstrap');

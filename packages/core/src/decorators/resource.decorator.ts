@@ -1,4 +1,4 @@
-import type { Annotations, Icon, Meta } from '@gantry/protocol';
+import type { Annotations, Icon, Meta, ReadResourceResult } from '@gantry/protocol';
 import { recordHandlerClass } from '../metadata/handler-classes';
 import { RESOURCES_METADATA } from '../metadata/keys';
 import { type CacheHint, cacheHintProblem } from '../stateless/cache-hint';
@@ -27,10 +27,20 @@ export interface ResourceOptions {
   cache?: CacheHint;
 }
 
+/** @internal What a decorator built on `@Resource` (e.g. `@UiResource`) sets up at bootstrap. */
+export interface ResourceServing {
+  /** Served instead of calling the method: content known at bootstrap (a file, a build). */
+  readonly fixed?: unknown;
+  /** Applied to every read result. */
+  readonly finish?: (result: ReadResourceResult) => ReadResourceResult;
+}
+
 /** What `@Resource` records for one method. */
 export interface ResourceDescriptor {
   readonly propertyKey: string;
   readonly options: Readonly<ResourceOptions>;
+  /** @internal Called once when the application bootstraps; throws naming a bad option. */
+  readonly prepare?: (where: string) => ResourceServing;
 }
 
 const KEYS = new Set([
@@ -60,6 +70,14 @@ const KEYS = new Set([
  * ```
  */
 export function Resource(options: ResourceOptions): MethodDecorator {
+  return resourceDecorator(options);
+}
+
+/** @internal `@Resource`, with the bootstrap step of a decorator built on it. */
+export function resourceDecorator(
+  options: ResourceOptions,
+  prepare?: ResourceDescriptor['prepare'],
+): MethodDecorator {
   return (target, propertyKey, descriptor) => {
     const where = memberName(target, propertyKey);
     if (typeof target === 'function')
@@ -104,7 +122,7 @@ export function Resource(options: ResourceOptions): MethodDecorator {
     recordHandlerClass((target as object).constructor);
     Reflect.defineMetadata(
       RESOURCES_METADATA,
-      [...existing, Object.freeze({ propertyKey, options })],
+      [...existing, Object.freeze({ propertyKey, options, prepare })],
       target,
     );
   };

@@ -1,4 +1,5 @@
 import type { Icon, Meta, ObjectJsonSchema, ToolAnnotations } from '@gantry/protocol';
+import { checkToolUi, type ToolUiOptions } from '../apps/tool-ui';
 import type { Type } from '../di/tokens';
 import { recordHandlerClass } from '../metadata/handler-classes';
 import { TOOLS_METADATA } from '../metadata/keys';
@@ -39,6 +40,13 @@ export interface ToolOptions {
    * resource they apply to its reads. Guarded items are always private.
    */
   cache?: CacheHint;
+  /**
+   * MCP Apps (2026-01-26): the `ui://` view that shows this tool's results, who may call the
+   * tool (`visibility`), and the text plain hosts get instead (`fallback`). Written to
+   * `_meta.ui` and the deprecated `_meta["ui/resourceUri"]`; the server then advertises the
+   * `io.modelcontextprotocol/ui` extension.
+   */
+  ui?: ToolUiOptions;
 }
 
 /** What `@Tool` records for one method. */
@@ -57,6 +65,7 @@ const TOOL_KEYS = new Set([
   'icons',
   '_meta',
   'cache',
+  'ui',
 ]);
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
@@ -124,6 +133,7 @@ function checkOptions(where: string, options: ToolOptions): void {
   }
   const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
   if (cacheProblem) throw decoratorError(`@Tool() on ${where}: 'cache' ${cacheProblem}`);
+  checkToolUi(where, options.ui, options._meta, options.output !== undefined);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { toolViewProblem, usesUi } from '../apps/tool-views';
 import type { ResourceCall } from '../execution/arguments';
 import { UriTemplate } from '../resources/uri-template';
 import { HandlerCollection } from './handler-collection';
@@ -39,7 +40,13 @@ export class Registry {
   readonly prompts = new HandlerCollection<PromptDefinition>('prompt', (d) => d.name);
 
   /** Set by the server: says why a kind cannot be added while serving (its capability was not declared). */
-  capabilityProblem?: (kinds: { tools: boolean; resources: boolean; prompts: boolean }) => string | undefined;
+  capabilityProblem?: (kinds: {
+    tools: boolean;
+    resources: boolean;
+    prompts: boolean;
+    /** Tools with a view or views (MCP Apps): the io.modelcontextprotocol/ui extension. */
+    ui: boolean;
+  }) => string | undefined;
 
   constructor(private readonly scan: (instance: object) => ScanResult) {}
 
@@ -82,11 +89,19 @@ export class Registry {
     if (clashes.length > 0) {
       throw new Error(`Cannot add ${instance.constructor.name}: already registered: ${clashes.join(', ')}`);
     }
-    const problem = this.capabilityProblem?.({
-      tools: result.tools.length > 0,
-      resources: result.resources.length + result.templates.length > 0,
-      prompts: result.prompts.length > 0,
-    });
+    const problem =
+      this.capabilityProblem?.({
+        tools: result.tools.length > 0,
+        resources: result.resources.length + result.templates.length > 0,
+        prompts: result.prompts.length > 0,
+        ui: usesUi(result.tools, [...result.resources, ...result.templates]),
+      }) ??
+      toolViewProblem(result.tools, (uri) => {
+        const fixed = result.resources.find((d) => d.uri === uri);
+        const template = fixed ? undefined : result.templates.find((d) => d.template.match(uri));
+        const added = fixed ?? template;
+        return this.resolve(uri) ?? (added ? { definition: added } : undefined);
+      });
     if (problem) throw new Error(`Cannot add ${instance.constructor.name}: ${problem}`);
     this.load(result);
     const names = {

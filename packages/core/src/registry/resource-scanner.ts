@@ -89,14 +89,22 @@ export function buildResource(
   const buildArguments = compileArguments(params);
   const mimeType = options.mimeType;
   const name = options.name ?? propertyKey;
+  const serving = descriptor.prepare?.(where) ?? {};
+  const { fixed, finish } = serving;
   const handler = new CompiledHandler<ReadResourceResult>(
     {
       kind: 'resource',
       name: options.uri,
       handlerClass: target.cls,
       handler: method,
-      invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
-      map: (returned, value) => toReadResourceResult(returned, (value as ResourceCall).uri, mimeType),
+      invoke:
+        fixed === undefined
+          ? (value, mcp) => method.apply(instance, buildArguments(value, mcp))
+          : () => fixed,
+      map: (returned, value) => {
+        const result = toReadResourceResult(returned, (value as ResourceCall).uri, mimeType);
+        return finish ? finish(result) : result;
+      },
       onError: (error) => {
         throw unexpectedHandlerError(error, target.logger, `Resource ${options.uri} (${source})`);
       },

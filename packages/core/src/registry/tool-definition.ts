@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool } from '@gantry/protocol';
+import type { ToolUiOptions } from '../apps/tool-ui';
 import type { CacheHint } from '../stateless/cache-hint';
 import type { HeaderParam } from '../stateless/mcp-header';
 import type { CompiledHandler } from './compiled-handler';
@@ -16,4 +17,6 @@ export interface ToolDefinition {
   readonly handler: CompiledHandler<CallToolResult>;
   /** Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked at bootstrap. */
   readonly headers?: readonly HeaderParam[];
+  /** The MCP Apps view of the tool (`@Tool({ ui })`). */
+  readonly ui?: Readonly<ToolUiOptions>;
 }

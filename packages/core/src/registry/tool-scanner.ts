@@ -5,6 +5,7 @@ import {
   type ObjectJsonSchema,
   type Tool,
 } from '@gantry/protocol';
+import { toolUiMeta } from '../apps/tool-ui';
 import type { ParamDescriptor } from '../decorators/params.decorator';
 import type { ToolDescriptor } from '../decorators/tool.decorator';
 import type { Type } from '../di/tokens';
@@ -173,7 +174,8 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
   if (output) wire.outputSchema = deepFreeze(output.schema);
   if (options.annotations !== undefined) wire.annotations = { ...options.annotations };
   if (options.icons !== undefined) wire.icons = structuredClone(options.icons);
-  if (options._meta !== undefined) wire._meta = structuredClone(options._meta);
+  if (options.ui !== undefined) wire._meta = toolUiMeta(options.ui, options._meta);
+  else if (options._meta !== undefined) wire._meta = structuredClone(options._meta);
 
   const method = target.method(propertyKey);
   const instance = target.instance;
@@ -209,5 +211,6 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
     handler,
     cache: options.cache,
     headers: headers.length > 0 ? Object.freeze(headers) : undefined,
+    ui: options.ui === undefined ? undefined : Object.freeze({ ...options.ui }),
   });
 }

@@ -15,6 +15,7 @@ import {
   StatelessMethod,
   type Transport,
 } from '@gantry/protocol';
+import { UI_EXTENSION_ID } from '../apps/ui-constants';
 import type { SessionInfo } from '../context/context-session';
 import { McpContext } from '../context/mcp-context';
 import type { ExtensionDefinition } from '../extensions/extension-scanner';
@@ -85,7 +86,7 @@ export class GantryServer implements SessionHost {
     };
     if (hasTools) {
       capabilities.tools = { listChanged: true };
-      add(toolHandlers(registry, pageSize));
+      add(toolHandlers(registry, pageSize, logger));
     }
     if (hasResources) {
       capabilities.resources = { subscribe: true, listChanged: true };
@@ -140,6 +141,9 @@ export class GantryServer implements SessionHost {
       const missing = (['tools', 'resources', 'prompts'] as const).filter(
         (kind) => kinds[kind] && !capabilities[kind],
       );
+      if (missing.length === 0 && kinds.ui && capabilities.extensions?.[UI_EXTENSION_ID] === undefined) {
+        return `the server did not advertise the MCP Apps extension ${UI_EXTENSION_ID} at bootstrap; serve at least one @UiResource from the start`;
+      }
       if (missing.length === 0) return undefined;
       return (
         `the server did not declare the ${missing.join(' and ')} capability at bootstrap, so clients could not use them; ` +
