@@ -202,7 +202,9 @@ describe('skills in the session era', () => {
       { initialize: true },
     );
     expect(rest.result).toEqual({
-      resources: [{ uri: 'skill://git-workflow/references', name: 'references', mimeType: 'inode/directory' }],
+      resources: [
+        { uri: 'skill://git-workflow/references', name: 'references', mimeType: 'inode/directory' },
+      ],
     });
     expect(refs.result.resources.map((r: { name: string }) => r.name)).toEqual(['branching.md']);
   });
