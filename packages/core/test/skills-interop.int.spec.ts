@@ -2,11 +2,12 @@
 // @modelcontextprotocol/client/ext/skills, against a Gantry server spawned as a child process
 // on stdio: it lists, gets and reads skills, verifying every file's size and digest and the
 // SKILL.md frontmatter against the entry, in both protocol eras.
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { GIT_SKILL_MD, LOGO, sha256, skillsDir } from './support/skills-dir';
+import { GIT_SKILL_MD, LOGO, sha256, skillsDir, writeTree } from './support/skills-dir';
 
 const ROOT = resolve(__dirname, '../../..');
 const REGISTER = join(ROOT, 'scripts', 'swc-register.js');
@@ -93,5 +94,30 @@ describe.each([
     await expect(skills.get('skill://nope/SKILL.md')).rejects.toThrow(
       /no skill is served at skill:\/\/nope\/SKILL\.md/,
     );
+  });
+
+  it('a skill added to the folder: reload sends resources/list_changed and the client lists it', async () => {
+    const changed = new Promise<void>((done) => {
+      client.setNotificationHandler('notifications/resources/list_changed', () => done());
+    });
+    // 2026-07-28: notifications arrive on a subscriptions/listen stream; before, unsolicited.
+    const subscription = era === 'modern' ? await client.listen({ resourcesListChanged: true }) : undefined;
+    writeTree(folder.dir, {
+      'added-skill/SKILL.md': '---\nname: added-skill\ndescription: Added later\n---\n',
+    });
+    try {
+      const result = await client.callTool({ name: 'reload_skills', arguments: {} });
+      expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual({
+        added: ['skill://added-skill/SKILL.md'],
+        removed: [],
+        changed: [],
+      });
+      await changed;
+      const listing = await new SkillsClient(client).list();
+      expect(listing.skills.map((s) => s.uri)).toContain('skill://added-skill/SKILL.md');
+    } finally {
+      await subscription?.close();
+      rmSync(join(folder.dir, 'added-skill'), { recursive: true, force: true });
+    }
   });
 });
