@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GantryFactory, Module, Skill, SkillsCatalog, SkillsModule } from '@gantry/core';
 import { Test } from '@gantry/testing';
@@ -160,6 +160,23 @@ describe('bootstrap errors name the skill file and the problem', () => {
     ).toMatch(
       /^The factory of SkillsCatalog in module SkillsModule threw: Skill <dir>\/big: data\.bin brings the skill to 16777\d+ bytes: a skill may hold at most 16777216 bytes/,
     );
+  });
+
+  it('symbolic links, to a file in a skill or to a whole skill, are refused naming them', async () => {
+    const folder = skillsDir();
+    try {
+      symlinkSync('/etc/hostname', join(folder.dir, 'pdf-tools', 'leak.txt'));
+      await expect(create(folder.dir)).rejects.toThrow(
+        `Skill ${join(folder.dir, 'pdf-tools')}: leak.txt is a symbolic link: skills serve regular files only`,
+      );
+      rmSync(join(folder.dir, 'pdf-tools', 'leak.txt'));
+      symlinkSync(join(folder.dir, 'pdf-tools'), join(folder.dir, 'alias'));
+      await expect(create(folder.dir)).rejects.toThrow(
+        `Skill ${join(folder.dir, 'alias')}: is a symbolic link`,
+      );
+    } finally {
+      folder.remove();
+    }
   });
 
   it('two skills at one URI: a folder skill and a @Skill class', async () => {

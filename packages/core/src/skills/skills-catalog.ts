@@ -188,11 +188,20 @@ export class SkillsCatalog {
       const dir = resolve(this.options.dir);
       let names: string[];
       try {
-        names = (await readdir(dir, { withFileTypes: true }))
-          .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+        const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith('.'));
+        const link = entries.find((entry) => entry.isSymbolicLink());
+        if (link) {
+          throw new GantryError(
+            LocalErrorCode.Bootstrap,
+            `Skill ${join(dir, link.name)}: is a symbolic link: skills serve regular directories only; move the skill in`,
+          );
+        }
+        names = entries
+          .filter((entry) => entry.isDirectory())
           .map((entry) => entry.name)
           .sort();
       } catch (error) {
+        if (error instanceof GantryError) throw error;
         throw new GantryError(
           LocalErrorCode.Bootstrap,
           `SkillsModule dir ${dir} cannot be read (${(error as Error).message}); create it or fix the dir option`,
