@@ -1,6 +1,6 @@
 // The methods the Skills extension adds (SEP-2640 §Protocol): `skills/list`, `skills/get`, and
 // (when `directoryRead` is on) `resources/directory/read`. Results carry 2026-07-28 caching
-// hints (`ttlMs`/`cacheScope`, MCP 2026-07-28 Basic › Caching) only in that era, as SDK 2.4.
+// hints (`ttlMs`/`cacheScope` of the MCP 2026-07-28 schema's `CacheableResult`) only in that era, as SDK 2.4.
 import { InvalidParamsError, MethodNotFoundError, type RequestParams } from '@gantry/protocol';
 import type { McpContext } from '../context/mcp-context';
 import { Extension, ExtensionMethod } from '../extensions/extension.decorator';
