@@ -73,6 +73,12 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
     expect(resources).toEqual([
       { uri: 'notes://index', name: 'index', title: 'All notes', mimeType: 'text/markdown' },
       { uri: `notes://${id}`, name: id, title: 'Plan', mimeType: 'text/markdown' },
+      // The app's skill (io.modelcontextprotocol/skills): its SKILL.md is an ordinary resource.
+      expect.objectContaining({
+        uri: 'skill://tidy-notes/SKILL.md',
+        name: 'tidy-notes',
+        mimeType: 'text/markdown',
+      }),
     ]);
     const index = await client.readResource({ uri: 'notes://index' });
     expect(index.contents).toEqual([

@@ -89,7 +89,7 @@ export { type Logger, StderrLogger, silentLogger } from './logger';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';
 export type { PromptDefinition } from './registry/prompt-definition';
-export { type Registration, Registry } from './registry/registry';
+export { type Registration, Registry, type RegistryNotices } from './registry/registry';
 export type { ResourceTemplateDefinition, StaticResourceDefinition } from './registry/resource-definition';
 export type { ToolDefinition } from './registry/tool-definition';
 export { UriTemplate, UriTemplateError, type UriVariables } from './resources/uri-template';
@@ -106,6 +106,21 @@ export { type ConnectOptions, GantryServer } from './server/gantry-server';
 export { DEFAULT_MAX_PARAMS_DEPTH } from './server/params-depth';
 export type { GantryServerOptions, StatelessOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
+export { Skill, type SkillBody, type SkillOptions } from './skills/skill.decorator';
+export {
+  DIRECTORY_MIME_TYPE,
+  type DirectoryChild,
+  SKILL_LIMITS,
+  SKILLS_EXTENSION_ID,
+  type SkillEntry,
+  type SkillFrontmatter,
+  type SkillResourceEntry,
+  type SkillsCacheOptions,
+  type SkillsModuleOptions,
+} from './skills/skill-types';
+export { SkillsExtension } from './skills/skills.extension';
+export { SkillsModule } from './skills/skills.module';
+export { type ListedSkillResource, SkillsCatalog, type SkillsReload } from './skills/skills-catalog';
 export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';

@@ -17,6 +17,12 @@ export interface Registration {
   remove(): void;
 }
 
+/** How the registry reaches connected clients (set by the server that serves it). */
+export interface RegistryNotices {
+  resourceListChanged(): void;
+  resourceUpdated(uri: string): Promise<void>;
+}
+
 /** What serves one URI: the resource or template, and what its method's parameters receive. */
 export interface ResolvedResource {
   readonly definition: StaticResourceDefinition | ResourceTemplateDefinition;
@@ -48,7 +54,24 @@ export class Registry {
     ui: boolean;
   }) => string | undefined;
 
+  /** Set by the server: sends the resource notifications to connected clients. */
+  notices?: RegistryNotices;
+
   constructor(private readonly scan: (instance: object) => ScanResult) {}
+
+  /**
+   * Tells every client that the resource list changed (`notifications/resources/list_changed`)
+   * when what serves it is unchanged but what it lists is not: e.g. a `@ResourceList` or a
+   * catalog behind one template (the skills extension's `reload()`).
+   */
+  resourceListChanged(): void {
+    this.notices?.resourceListChanged();
+  }
+
+  /** Tells the clients subscribed to `uri` (or to a parent of it) that it changed (`notifications/resources/updated`). */
+  async resourceUpdated(uri: string): Promise<void> {
+    await this.notices?.resourceUpdated(uri);
+  }
 
   /**
    * What serves `uri` (`resources/read`): a static resource first, then the first template

@@ -150,6 +150,10 @@ export class GantryServer implements SessionHost {
         `create the app with { capabilities: { ${missing.map((m) => `${m}: true`).join(', ')} } }`
       );
     };
+    registry.notices = {
+      resourceListChanged: () => this.resourceListChanged(),
+      resourceUpdated: (uri) => this.resourceUpdated(uri),
+    };
     registry.tools.onChange(() => this.listChanged(Method.ToolsListChanged, hasTools));
     registry.resources.onChange(() => this.listChanged(Method.ResourcesListChanged, hasResources));
     registry.templates.onChange(() => this.listChanged(Method.ResourcesListChanged, hasResources));
