@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { Module, SkillsModule } from '@gantry/core';
+import { NotesBoardView } from './board/notes-board.view';
 import { NotesPrompts } from './notes.prompts';
 import { NOTES_DIR, NotesRepository } from './notes.repository';
 import { NotesResources } from './notes.resources';
@@ -17,6 +18,7 @@ export const NOTES_SKILLS_DIR = join(__dirname, '..', 'skills');
     NotesTools,
     NotesResources,
     NotesPrompts,
+    NotesBoardView,
   ],
 })
 export class AppModule {}

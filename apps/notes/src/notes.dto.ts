@@ -65,6 +65,7 @@ export class NoteSummary {
   @IsString() id!: string;
   @IsString() title!: string;
   @IsArray() @IsString({ each: true }) tags!: string[];
+  @IsIn(['todo', 'doing', 'done']) @Description('Where the note stands on the board') status!: string;
   @IsString() @Description('ISO 8601 time of the last change') updatedAt!: string;
 }
 
@@ -75,6 +76,17 @@ export class SearchResult {
   @ValidateNested({ each: true })
   @Type(() => NoteSummary)
   notes!: NoteSummary[];
+}
+
+export class MoveNote {
+  @IsString()
+  @Matches(/^[0-9a-f]{8}$/)
+  @Description('The note to move')
+  id!: string;
+
+  @IsIn(['todo', 'doing', 'done'])
+  @Description('The column to move it to: todo, doing or done')
+  status!: 'todo' | 'doing' | 'done';
 }
 
 export class SummarizeNote {

@@ -6,11 +6,17 @@ import { JsonFileStore } from './json-file-store';
 /** The directory holding `notes.json`: `$NOTES_DIR`, or `./data`. Several server processes may share it. */
 export const NOTES_DIR = Symbol('NOTES_DIR');
 
+/** Where a note stands on the board view (`ui://notes/board`). */
+export type NoteStatus = 'todo' | 'doing' | 'done';
+export const NOTE_STATUSES: readonly NoteStatus[] = ['todo', 'doing', 'done'];
+
 export interface Note {
   id: string;
   title: string;
   body: string;
   tags: string[];
+  /** Absent in files written before the board existed: read as `todo`. */
+  status?: NoteStatus;
   createdAt: string;
   updatedAt: string;
 }
@@ -91,6 +97,20 @@ export class NotesRepository implements OnModuleInit, OnApplicationShutdown {
       return words.every((word) => haystack.includes(word));
     });
     return found.reverse().slice(0, options.limit);
+  }
+
+  /** Moves a note on the board; the note, or undefined when there is none with `id`. */
+  async setStatus(id: string, status: NoteStatus): Promise<Note | undefined> {
+    let moved: Note | undefined;
+    await this.store.update((data) => {
+      const note = data.notes.find((candidate) => candidate.id === id);
+      if (!note) return false;
+      note.status = status;
+      note.updatedAt = new Date().toISOString();
+      moved = { ...note };
+      return true;
+    });
+    return moved;
   }
 
   async delete(id: string): Promise<boolean> {

@@ -1,8 +1,13 @@
 import { Args, Ctx, Injectable, type McpContext, Tool } from '@gantry/core';
-import { CreateNote, NoteId, SearchNotes, SearchResult } from './notes.dto';
+import { BOARD_URI } from './board/notes-board.view';
+import { CreateNote, MoveNote, NoteId, SearchNotes, SearchResult } from './notes.dto';
 import { type Note, NotesRepository } from './notes.repository';
 
-/** The notes tools: create, read, search and delete. Changes are logged and announced. */
+/**
+ * The notes tools: create, read, search, move and delete. Changes are logged and announced.
+ * `search_notes` shows its results on the board view in hosts with MCP Apps; `move_note` is
+ * the board's own (app-only) tool.
+ */
 @Injectable()
 export class NotesTools {
   constructor(private readonly notes: NotesRepository) {}
@@ -25,6 +30,7 @@ export class NotesTools {
     description: 'Search notes by words and tag, newest first',
     output: SearchResult,
     annotations: { readOnlyHint: true },
+    ui: { resource: BOARD_URI },
   })
   async searchNotes(@Args() input: SearchNotes, @Ctx() ctx: McpContext): Promise<SearchResult> {
     await ctx.progress(0, 2, 'searching');
@@ -32,13 +38,42 @@ export class NotesTools {
     await ctx.progress(1, 2, `found ${found.length}`);
     const result = {
       count: found.length,
-      notes: found.map((n) => ({ id: n.id, title: n.title, tags: n.tags, updatedAt: n.updatedAt })),
+      notes: found.map((n) => ({
+        id: n.id,
+        title: n.title,
+        tags: n.tags,
+        status: n.status ?? 'todo',
+        updatedAt: n.updatedAt,
+      })),
     };
     await ctx.progress(2, 2, 'done');
     return result;
   }
 
-  @Tool({ description: 'Delete a note by id', annotations: { destructiveHint: true, idempotentHint: true } })
+  /** Called by the board view (`visibility: ['app']`): hosts keep it out of the model's tools. */
+  @Tool({
+    description: 'Move a note to another column of the board (todo, doing, done)',
+    annotations: { idempotentHint: true },
+    ui: { resource: BOARD_URI, visibility: ['app'] },
+  })
+  async moveNote(@Args() { id, status }: MoveNote, @Ctx() ctx: McpContext) {
+    const note = await this.notes.setStatus(id, status);
+    if (!note) throw new Error(`No note with id ${id}`);
+    await this.announce(ctx, `moved note ${id} to ${status}`, id);
+    return {
+      content: [{ type: 'text' as const, text: `Moved ${id} to ${status}` }],
+      structuredContent: {
+        note: { id: note.id, title: note.title, tags: note.tags, status, updatedAt: note.updatedAt },
+      },
+    };
+  }
+
+  /** Model-only on the board (`visibility: ['model']`): hosts refuse it to the view, so a view cannot delete. */
+  @Tool({
+    description: 'Delete a note by id',
+    annotations: { destructiveHint: true, idempotentHint: true },
+    ui: { resource: BOARD_URI, visibility: ['model'] },
+  })
   async deleteNote(@Args() { id }: NoteId, @Ctx() ctx: McpContext): Promise<string> {
     if (!(await this.notes.delete(id))) throw new Error(`No note with id ${id}`);
     await this.announce(ctx, `deleted note ${id}`, id);

@@ -45,6 +45,7 @@ describe('apps/notes over HTTP (--http --port 0)', () => {
       'create_note',
       'get_note',
       'search_notes',
+      'move_note',
       'delete_note',
     ]);
     const created = await client.callTool({

@@ -45,7 +45,13 @@ describe('the official SDK client against apps/notes over stdio', () => {
       );
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['create_note', 'get_note', 'search_notes', 'delete_note']);
+      expect(tools.map((t) => t.name)).toEqual([
+        'create_note',
+        'get_note',
+        'search_notes',
+        'move_note',
+        'delete_note',
+      ]);
       const search = tools.find((t) => t.name === 'search_notes')!;
       expect(search.inputSchema.required).toEqual(['query']);
       expect(search.annotations).toEqual({ readOnlyHint: true });
@@ -102,7 +108,13 @@ describe("Gantry's own client against apps/notes over stdio", () => {
     try {
       expect(client.serverInfo).toEqual({ name: 'gantry-notes', title: 'Gantry Notes', version: '0.1.0' });
       const tools = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['create_note', 'get_note', 'search_notes', 'delete_note']);
+      expect(tools.map((t) => t.name)).toEqual([
+        'create_note',
+        'get_note',
+        'search_notes',
+        'move_note',
+        'delete_note',
+      ]);
 
       const id = /([0-9a-f]{8})/.exec(
         text(await client.callTool('create_note', { title: 'A', body: 'alpha beta', tags: ['x'] })),

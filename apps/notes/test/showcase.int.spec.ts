@@ -72,6 +72,14 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
     const { resources } = await client.listResources();
     expect(resources).toEqual([
       { uri: 'notes://index', name: 'index', title: 'All notes', mimeType: 'text/markdown' },
+      // The board view (MCP Apps): hosts may prefetch it.
+      {
+        uri: 'ui://notes/board',
+        name: 'notes-board',
+        description: 'The notes as a board: todo, doing, done',
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { prefersBorder: true } },
+      },
       { uri: `notes://${id}`, name: id, title: 'Plan', mimeType: 'text/markdown' },
       // The app's skill (io.modelcontextprotocol/skills): its SKILL.md is an ordinary resource.
       expect.objectContaining({
@@ -137,7 +145,7 @@ describe('apps/notes shows resources, prompts, completion, progress, logging and
     expect(progress).toEqual([0, 1, 2]);
     expect(found.structuredContent).toEqual({
       count: 1,
-      notes: [{ id, title: 'Plan', tags: ['work'], updatedAt: expect.any(String) }],
+      notes: [{ id, title: 'Plan', tags: ['work'], status: 'todo', updatedAt: expect.any(String) }],
     });
   });
 });

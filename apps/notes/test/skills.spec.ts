@@ -35,7 +35,10 @@ describe('apps/notes serves the tidy-notes skill', () => {
         { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: SKILL } },
         { jsonrpc: '2.0', id: 3, method: 'resources/directory/read', params: { uri: 'skill://tidy-notes' } },
       ]);
-      expect(init.result.capabilities.extensions).toEqual({ [SKILLS_EXTENSION_ID]: { directoryRead: true } });
+      expect(init.result.capabilities.extensions).toEqual({
+        [SKILLS_EXTENSION_ID]: { directoryRead: true },
+        'io.modelcontextprotocol/ui': {},
+      });
       const [skill] = list.result.skills;
       expect(skill.uri).toBe(SKILL);
       expect(skill.frontmatter).toMatchObject({ name: 'tidy-notes', license: 'MIT' });

@@ -8,7 +8,7 @@ import { ExitCode } from '../src/exit-codes';
 import { CLI, NOTES, nodeTarget, REGISTER, runCli, startNotesHttp, startNotesWs } from './support/run-cli';
 
 const CONTENT_SERVER = nodeTarget('-r', REGISTER, resolve(__dirname, 'fixtures/content-server.ts'));
-const NOTES_TOOLS = 'create_note, get_note, search_notes, delete_note';
+const NOTES_TOOLS = 'create_note, get_note, search_notes, move_note, delete_note';
 
 describe('gantry against apps/notes over stdio', () => {
   let dir: string;
@@ -37,6 +37,7 @@ describe('gantry against apps/notes over stdio', () => {
         'create_note   title, body, tags?   Create a note and return its id',
         'get_note      id                   Read one note by id',
         'search_notes  query, tag?, limit?  Search notes by words and tag, newest first',
+        'move_note     id, status           Move a note to another column of the board (todo, doing, done)',
         'delete_note   id                   Delete a note by id',
         '',
       ].join('\n'),
@@ -51,13 +52,20 @@ describe('gantry against apps/notes over stdio', () => {
     expect(stdout).toContain(
       [
         '\nResources',
-        'URI               NAME      MIME TYPE      DESCRIPTION',
-        'notes://index     index     text/markdown  All notes',
-        `notes://${id}  ${id}  text/markdown  Shopping\n`,
+        'URI                          NAME         MIME TYPE                  DESCRIPTION',
+        'notes://index                index        text/markdown              All notes',
+        'ui://notes/board             notes-board  text/html;profile=mcp-app  The notes as a board: todo, do…',
+        `notes://${id}             ${id}     text/markdown              Shopping`,
+        'skill://tidy-notes/SKILL.md  tidy-notes   text/markdown              How to keep a tidy notes store…\n',
       ].join('\n'),
     );
     expect(stdout).toContain(
-      '\nResource templates\nURI TEMPLATE  NAME  MIME TYPE      DESCRIPTION\nnotes://{id}  note  text/markdown  A note\n',
+      [
+        '\nResource templates',
+        'URI TEMPLATE     NAME    MIME TYPE      DESCRIPTION',
+        'notes://{id}     note    text/markdown  A note',
+        'skill://{+path}  skills                 The files of the skills this server serves (io.modelcontext…\n',
+      ].join('\n'),
     );
     expect(stdout).toContain(
       '\nPrompts\nNAME            ARGUMENTS   DESCRIPTION\nsummarize_note  id, style?  Ask the model to summarize one note\n',
@@ -162,7 +170,7 @@ describe('gantry against apps/notes over stdio', () => {
     const missing = await runCli(['read', notes, 'notes://ffffffff'], { env });
     expect(missing.code).toBe(ExitCode.ToolError);
     expect(missing.stderr).toBe(
-      `gantry: resources/read "notes://ffffffff" failed: Resource not found: notes://ffffffff (JSON-RPC error -32602); data: {"uri":"notes://ffffffff"}\n(listed resources: notes://index, notes://${id})\n`,
+      `gantry: resources/read "notes://ffffffff" failed: Resource not found: notes://ffffffff (JSON-RPC error -32602); data: {"uri":"notes://ffffffff"}\n(listed resources: notes://index, ui://notes/board, notes://${id}, skill://tidy-notes/SKILL.md)\n`,
     );
   });
 

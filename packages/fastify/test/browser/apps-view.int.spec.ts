@@ -1,20 +1,26 @@
 // A real browser runs an MCP Apps view served by Gantry (MCP Apps 2026-01-26, SEP-1865).
-// Gantry serves the notes-board app over Streamable HTTP with the `http()` listener; a test host
+// Gantry serves apps/notes (its board view, ui://notes/board) over Streamable HTTP with the
+// `http()` listener; a test host
 // page (host.js, bundled here with esbuild) runs in Debian's Chromium, driven by playwright-core:
 // it reads the tool's `ui://` resource, renders it in a sandboxed srcdoc iframe, bridges it with
 // ext-apps' AppBridge and delivers the tool result. The view renders the notes, a click calls the
-// app-only tool `move_note` through the bridge, and the server's journal shows it arrived; the
-// host refuses the view the model-only `archive_notes`, as MCP Apps requires.
+// app-only tool `move_note` through the bridge, and the notes store shows the move; the host
+// refuses the view the model-only `delete_note`, as MCP Apps requires.
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { GantryApplication } from '@gantry/core';
+import { type GantryApplication, GantryFactory } from '@gantry/core';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { AppModule } from '../../../../apps/notes/src/app.module';
+import { BOARD_URI } from '../../../../apps/notes/src/board/notes-board.view';
+import { NotesRepository } from '../../../../apps/notes/src/notes.repository';
 import { http } from '../../src';
 import { bundleHost, type HostPage, serveHostPage } from './host-page';
-import { BOARD_URI, BoardJournal, createNotesBoardApp } from './notes-board-app';
+
+/** The notes on the board, newest first as search_notes lists them (created in reverse). */
+const TITLES = ['Write the release notes', 'Review the HTTP listener', 'Ship the browser test'];
 
 /** Debian's package (`apt-get install chromium`); `npm test` installs it when missing (scripts/ensure-chromium.js). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -37,6 +43,9 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
   let host: HostPage;
   let app: GantryApplication;
   let endpoint: string;
+  let notesStore: NotesRepository;
+  /** The ids of TITLES, in order. */
+  let ids: string[];
   let browser: Browser;
   let page: Page;
   const browserLog: string[] = [];
@@ -50,7 +59,11 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
     }
     tempDir = await mkdtemp(join(tmpdir(), 'gantry-apps-view-'));
     host = await serveHostPage(await bundleHost(tempDir));
-    app = await createNotesBoardApp();
+    process.env.NOTES_DIR = join(tempDir, 'notes');
+    app = await GantryFactory.create(AppModule, { name: 'gantry-notes', version: '1.0.0', logger: false });
+    notesStore = app.get(NotesRepository);
+    ids = [];
+    for (const title of [...TITLES].reverse()) ids.unshift((await notesStore.create({ title, body: '' })).id);
     const listener = http({ port: 0, cors: { origins: [host.origin] } });
     await app.listen(listener);
     endpoint = listener.url as string;
@@ -61,9 +74,7 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
   // A fresh page (and so a fresh client, session and view) per test.
   beforeEach(async () => {
     browserLog.length = 0;
-    const journal = app.get(BoardJournal);
-    journal.moves.length = 0;
-    journal.archived = false;
+    for (const id of ids) await notesStore.setStatus(id, 'todo');
     page = await browser.newPage({ viewport: { width: 640, height: 480 } });
     page.on('console', (message) => browserLog.push(`${message.type()}: ${message.text()}`));
     page.on('pageerror', (error) => browserLog.push(`page error: ${error.message}`));
@@ -112,27 +123,24 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
     const query = new URLSearchParams({ mcp: endpoint, tool: 'search_notes', query: '', era });
     await page.goto(`${host.origin}/?${query}`);
     const view = page.frameLocator('iframe#view');
-    const notes = view.locator('#notes li');
+    const notes = view.locator('#todo li');
     await step('the view never rendered the notes', () => unlessHostFails(notes.nth(2)));
     return { view, notes };
   }
 
   it.each([
-    ['the 2025-11-25 session era', 'legacy' as const, '2025-11-25', 'n2', 1],
-    ['the 2026-07-28 stateless era', 'pin' as const, '2026-07-28', 'n3', 2],
+    ['the 2025-11-25 session era', 'legacy' as const, '2025-11-25', 1],
+    ['the 2026-07-28 stateless era', 'pin' as const, '2026-07-28', 2],
   ])(
     'in %s, renders the tool result in the sandboxed view and carries its move_note call to the server',
-    async (_era, era, protocolVersion, moved, row) => {
+    async (_era, era, protocolVersion, row) => {
+      const moved = ids[row];
       const { view, notes } = await openBoard(era);
-      expect(await notes.locator('.title').allTextContents()).toEqual([
-        'Write the release notes',
-        'Review the HTTP listener',
-        'Ship the browser test',
-      ]);
+      expect(await notes.locator('.title').allTextContents()).toEqual(TITLES);
       expect(await view.locator('#status').textContent()).toBe('3 notes');
 
       // What the browser's client saw: the era, both spellings of the view's URI on search_notes,
-      // move_note marked app-only and archive_notes model-only.
+      // move_note marked app-only and delete_note model-only.
       const events = await page.evaluate<HostEvent[]>('window.hostEvents');
       expect(events.map((event) => event.type)).toEqual([
         'connected',
@@ -143,10 +151,10 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
       ]);
       expect(events[0].protocolVersion).toBe(protocolVersion);
       const meta = Object.fromEntries((events[1].tools ?? []).map((tool) => [tool.name, tool._meta]));
-      expect(meta).toEqual({
+      expect(meta).toMatchObject({
         search_notes: { ui: { resourceUri: BOARD_URI }, 'ui/resourceUri': BOARD_URI },
-        move_note: { ui: { visibility: ['app'] } },
-        archive_notes: { ui: { visibility: ['model'] } },
+        move_note: { ui: { resourceUri: BOARD_URI, visibility: ['app'] } },
+        delete_note: { ui: { resourceUri: BOARD_URI, visibility: ['model'] } },
       });
       expect(events[2].uri).toBe(BOARD_URI);
       expect(events[3].app).toEqual({ name: 'notes-board', version: '1.0.0' });
@@ -165,20 +173,21 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
         [],
       );
 
-      const journal = app.get(BoardJournal);
-      expect(journal.moves).toEqual([]);
+      expect((await notesStore.get(moved))?.status).toBe('todo');
       await notes.nth(row).getByRole('button', { name: 'Move to done' }).click();
       await step('the view never showed the answer of move_note', () =>
         view.locator('#status', { hasText: `Moved ${moved} to done` }).waitFor({ timeout: WAIT_MS }),
       );
-      expect(journal.moves).toEqual([{ id: moved, column: 'done' }]);
+      expect((await notesStore.get(moved))?.status).toBe('done');
       // It went through the host's bridge, not around it.
       const calls = await page.evaluate<HostEvent[]>('window.hostEvents');
       expect(calls.slice(5)).toEqual([
-        { type: 'app-call', name: 'move_note', arguments: { id: moved, column: 'done' } },
+        { type: 'app-call', name: 'move_note', arguments: { id: moved, status: 'done' } },
       ]);
-      expect(await notes.nth(row).getAttribute('data-column')).toBe('done');
-      expect(await notes.nth(0).getAttribute('data-column')).toBe('todo');
+      // The card moved to the Done column; the others stayed.
+      expect(await view.locator('#done li').getAttribute('data-id')).toBe(moved);
+      expect(await view.locator('#done li').getAttribute('data-status')).toBe('done');
+      expect(await notes.locator('.title').allTextContents()).toEqual(TITLES.filter((_, i) => i !== row));
 
       await mkdir(RESULTS, { recursive: true });
       await page.screenshot({ path: join(RESULTS, `apps-view-${protocolVersion}.png`) });
@@ -188,19 +197,19 @@ describe('an MCP Apps view served by Gantry, in Chromium', () => {
   it('refuses the view a tool whose visibility lacks "app", so the server never sees the call', async () => {
     await openBoard('legacy');
     const viewFrame = page.frames().find((frame) => frame !== page.mainFrame());
-    // A view that sends tools/call for the model-only archive_notes itself, past its App.
+    // A view that sends tools/call for the model-only delete_note itself, past its App.
     const answer = await viewFrame?.evaluate(`new Promise((resolve) => {
       addEventListener('message', (event) => { if (event.data && event.data.id === 'probe') resolve(event.data); });
       parent.postMessage({ jsonrpc: '2.0', id: 'probe', method: 'tools/call',
-        params: { name: 'archive_notes', arguments: {} } }, '*');
+        params: { name: 'delete_note', arguments: { id: '${ids[0]}' } } }, '*');
     })`);
     expect(answer).toMatchObject({
       jsonrpc: '2.0',
       id: 'probe',
-      error: { message: expect.stringContaining('The view may not call archive_notes') },
+      error: { message: expect.stringContaining('The view may not call delete_note') },
     });
     const events = await page.evaluate<HostEvent[]>('window.hostEvents');
-    expect(events.slice(5)).toEqual([{ type: 'app-call-refused', name: 'archive_notes' }]);
-    expect(app.get(BoardJournal).archived).toBe(false);
+    expect(events.slice(5)).toEqual([{ type: 'app-call-refused', name: 'delete_note' }]);
+    expect(await notesStore.get(ids[0])).toBeDefined();
   });
 });
