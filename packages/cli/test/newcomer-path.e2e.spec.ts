@@ -206,6 +206,7 @@ describe('the newcomer path: clone → npm ci → npm start → gantry new → i
       'create_note',
       'get_note',
       'search_notes',
+      'move_note',
       'delete_note',
     ]);
     await notes.stop();
