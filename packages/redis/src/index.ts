@@ -1,0 +1,2 @@
+export type { RedisConnection, RedisEventStoreOptions } from './options';
+export { RedisEventStore, redisEventStore } from './redis-event-store';

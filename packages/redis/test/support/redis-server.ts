@@ -1,0 +1,123 @@
+// A real redis-server for the integration tests: a child process of its own on a free loopback
+// port, with no persistence, in a temporary directory. `npm test` installs the Debian package
+// when it is missing (scripts/ensure-system-packages.js).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BINARY = process.env.REDIS_SERVER_PATH ?? 'redis-server';
+
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** Stops the server (SIGTERM) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** A loopback port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Resolves once the server logs that it accepts connections; rejects if it exits first. */
+function ready(child: ChildProcess, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('Ready to accept connections')) {
+        cleanup();
+        resolve();
+      }
+    };
+    const onError = (error: NodeJS.ErrnoException) => {
+      cleanup();
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(
+              `${BINARY} is not installed: the @gantry/redis tests need a real Redis. Install it ` +
+                '(Debian/Ubuntu: apt-get install redis-server; `npm test` does this as root) or set REDIS_SERVER_PATH.',
+            )
+          : error,
+      );
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`redis-server on port ${port} exited with ${code} before it was ready:\n${log}`));
+    };
+    const cleanup = () => {
+      child.stdout?.off('data', onData);
+      child.off('error', onError);
+      child.off('exit', onExit);
+    };
+    child.stdout?.on('data', onData);
+    child.on('error', onError);
+    child.on('exit', onExit);
+  });
+}
+
+async function startOnce(): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-redis-'));
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+  ];
+  const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    await ready(child, port);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  // Keep draining its log so a full pipe never blocks it.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts redis-server on a free loopback port and resolves once it is ready. The port is found
+ * by listening on port 0 and closing (redis-server needs a concrete one); if another process
+ * takes it in between, the start is retried on a new port.
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce();
+    } catch (error) {
+      if (!/Address already in use/.test(String(error))) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
