@@ -108,9 +108,10 @@ describe('README.md', () => {
     ]);
     const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
     // Every project: unit in a run of its own (see jest.config.ts), then integration and e2e;
-    // Debian's chromium for the browser test is installed first when missing.
+    // Debian's chromium (browser test) and redis-server (@gantry/redis) are installed first when
+    // missing.
     expect(scripts.test).toBe(
-      'tsc -b && node scripts/ensure-chromium.js && jest --selectProjects unit && jest --selectProjects integration e2e',
+      'tsc -b && node scripts/ensure-system-packages.js && jest --selectProjects unit && jest --selectProjects integration e2e',
     );
     expect(scripts.start).toMatch(/^tsc -b && node apps\/notes\/dist\/main\.js/);
   });

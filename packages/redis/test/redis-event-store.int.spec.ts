@@ -221,6 +221,14 @@ describe('redisEventStore', () => {
   });
 });
 
+describe('the redis-server harness', () => {
+  it('names the package to install when redis-server is missing', async () => {
+    await expect(startRedisServer('/nonexistent/redis-server')).rejects.toThrow(
+      '/nonexistent/redis-server is not installed: the @gantry/redis tests need a real Redis. Install it (Debian/Ubuntu: apt-get install redis-server',
+    );
+  });
+});
+
 describe('redisEventStore behind gantryMcp', () => {
   it('resumes a POST stream with Last-Event-ID from events kept in Redis, readable by another node', async () => {
     const http = await featureServer({ responseMode: 'sse', eventStore: store({}, 'mcp:') });

@@ -22,7 +22,7 @@ import { bundleHost, type HostPage, serveHostPage } from './host-page';
 /** The notes on the board, newest first as search_notes lists them (created in reverse). */
 const TITLES = ['Write the release notes', 'Review the HTTP listener', 'Ship the browser test'];
 
-/** Debian's package (`apt-get install chromium`); `npm test` installs it when missing (scripts/ensure-chromium.js). */
+/** Debian's package (`apt-get install chromium`); `npm test` installs it when missing (scripts/ensure-system-packages.js). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RESULTS = resolve(__dirname, '../../../../test-results');
 const WAIT_MS = 10_000;

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const BINARY = process.env.REDIS_SERVER_PATH ?? 'redis-server';
+const DEFAULT_BINARY = process.env.REDIS_SERVER_PATH ?? 'redis-server';
 
 export interface RedisServer {
   readonly port: number;
@@ -29,7 +29,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Resolves once the server logs that it accepts connections; rejects if it exits first. */
-function ready(child: ChildProcess, port: number): Promise<void> {
+function ready(child: ChildProcess, binary: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let log = '';
     const onData = (chunk: Buffer) => {
@@ -44,7 +44,7 @@ function ready(child: ChildProcess, port: number): Promise<void> {
       reject(
         error.code === 'ENOENT'
           ? new Error(
-              `${BINARY} is not installed: the @gantry/redis tests need a real Redis. Install it ` +
+              `${binary} is not installed: the @gantry/redis tests need a real Redis. Install it ` +
                 '(Debian/Ubuntu: apt-get install redis-server; `npm test` does this as root) or set REDIS_SERVER_PATH.',
             )
           : error,
@@ -65,7 +65,7 @@ function ready(child: ChildProcess, port: number): Promise<void> {
   });
 }
 
-async function startOnce(): Promise<RedisServer> {
+async function startOnce(binary: string): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gantry-redis-'));
   const args = [
@@ -80,9 +80,9 @@ async function startOnce(): Promise<RedisServer> {
     '--dir',
     dir,
   ];
-  const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    await ready(child, port);
+    await ready(child, binary, port);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -109,11 +109,11 @@ async function startOnce(): Promise<RedisServer> {
  * by listening on port 0 and closing (redis-server needs a concrete one); if another process
  * takes it in between, the start is retried on a new port.
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(binary = DEFAULT_BINARY): Promise<RedisServer> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce();
+      return await startOnce(binary);
     } catch (error) {
       if (!/Address already in use/.test(String(error))) throw error;
       lastError = error;
