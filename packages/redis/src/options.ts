@@ -1,10 +1,7 @@
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 
-/** The commands the event store needs: a standalone client or a `Cluster` of ioredis. */
-export type RedisConnection = Pick<
-  Redis,
-  'defineCommand' | 'xrange' | 'hget' | 'del' | 'quit' | 'status' | 'once'
->;
+/** An ioredis client: standalone (or Sentinel) `Redis`, or `Cluster`. */
+export type RedisConnection = Redis | Cluster;
 
 /** Options of {@link redisEventStore}. */
 export interface RedisEventStoreOptions {
