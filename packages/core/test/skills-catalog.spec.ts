@@ -96,7 +96,9 @@ describe('SkillsCatalog.reload()', () => {
         { initialize: true },
       );
       expect(answer.error?.code).toBe(-32603);
-      expect(answer.error?.message).toContain('skill://pdf-tools/scripts/fill.py could not be read (it changed since');
+      expect(answer.error?.message).toContain(
+        'skill://pdf-tools/scripts/fill.py could not be read (it changed since',
+      );
       // The client learns nothing of where the server keeps the skill.
       expect(answer.error?.message).not.toContain(folder.dir);
     } finally {
