@@ -89,6 +89,20 @@ describe('redisEventStore', () => {
     });
   });
 
+  it('numbers events of one stream written by two nodes at once without gaps or doubles', async () => {
+    const a = store({}, 'race:');
+    const b = store({}, 'race:');
+    const priming = await a.storeEvent('r', null);
+    const writes = Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).storeEvent('r', message(i)));
+    const ids = await Promise.all(writes);
+    expect(new Set(ids).size).toBe(40);
+    const { ids: replayedIds, messages } = await replayed(b, priming);
+    expect(replayedIds).toEqual(Array.from({ length: 40 }, (_, i) => `r.${i + 2}`));
+    // Each node's own writes keep their order.
+    const fromA = messages.map((m) => (m as { id: number }).id).filter((id) => id % 2 === 1);
+    expect(fromA).toEqual([...fromA].sort((x, y) => x - y));
+  });
+
   it('stores priming events but never replays them', async () => {
     const events = store({}, 'priming:');
     const first = await events.storeEvent('p', null);
@@ -143,6 +157,13 @@ describe('redisEventStore', () => {
     expect(pttl).toBeGreaterThan(3_500_000);
     expect(pttl).toBeLessThanOrEqual(3_600_000);
 
+    // A write refreshes the TTL of both keys.
+    await hour.redis.pexpire(`t${prefixCount}:{h}`, 1000);
+    await hour.redis.pexpire(`t${prefixCount}:{h}:meta`, 1000);
+    await hour.storeEvent('h', message(2));
+    expect(await hour.redis.pttl(`t${prefixCount}:{h}`)).toBeGreaterThan(3_500_000);
+    expect(await hour.redis.pttl(`t${prefixCount}:{h}:meta`)).toBeGreaterThan(3_500_000);
+
     const events = store({ ttlMs: 200 }, 'ttl:');
     const id = await events.storeEvent('e', null);
     await events.storeEvent('e', message(1));
@@ -173,6 +194,15 @@ describe('redisEventStore', () => {
     expect(await events.redis.exists('drop:{d}', 'drop:{d}:meta')).toBe(0);
     expect((await replayed(events, id)).stream).toBeUndefined();
     expect((await replayed(events, 'kept.1')).stream).toBe('kept');
+  });
+
+  it('hands a failed dropStream to onError instead of rejecting', async () => {
+    const redis = new Redis(server.url);
+    await redis.quit();
+    const errors: Error[] = [];
+    const events = redisEventStore({ redis, onError: (error) => errors.push(error) });
+    await expect(events.dropStream('d')).resolves.toBeUndefined();
+    expect(errors.map((error) => error.message)).toEqual(['Connection is closed.']);
   });
 
   it('replays in pages of replayBatchSize, in order', async () => {
