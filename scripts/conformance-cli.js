@@ -3,7 +3,7 @@
 // .conformance/ (git-ignored), so nothing is installed by hand. Shared by the server-suite runner
 // (scripts/conformance.js) and the client-suite runner (scripts/conformance-client.js).
 
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -55,4 +55,36 @@ function checksOf(outDir, prefix, name) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-module.exports = { ROOT, DIR, NODE22, CLI, install, listScenarios, resultDirOf, checksOf };
+/** How long one scenario may run before the CLI is killed (it gives a client 30 s itself, `--timeout`). */
+const SCENARIO_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs the CLI with `args` (one scenario) and resolves with its exit code, signal and combined
+ * output; killed with SIGKILL after {@link SCENARIO_TIMEOUT_MS}.
+ */
+function runCli(args) {
+  return new Promise((resolve) => {
+    const child = spawn(NODE22, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), SCENARIO_TIMEOUT_MS);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
+  });
+}
+
+module.exports = {
+  ROOT,
+  DIR,
+  NODE22,
+  CLI,
+  SCENARIO_TIMEOUT_MS,
+  install,
+  listScenarios,
+  resultDirOf,
+  checksOf,
+  runCli,
+};

@@ -11,23 +11,20 @@
 // Exits 0 only when every selected scenario passed. The CLI and Node 22 come from
 // scripts/conformance-cli.js.
 
-const { spawn } = require('node:child_process');
 const { existsSync, mkdirSync, readFileSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 const {
-  CLI,
   checksOf,
   DIR,
   install,
   listScenarios,
-  NODE22,
   ROOT,
   resultDirOf,
+  runCli,
+  SCENARIO_TIMEOUT_MS,
 } = require('./conformance-cli');
 
 const FIXTURE = join(ROOT, 'apps', 'conformance', 'dist', 'client.js');
-// The CLI gives the client 30 s (its --timeout); this bounds the CLI itself.
-const SCENARIO_TIMEOUT_MS = 60_000;
 
 function usage(message) {
   console.error(`conformance-client: ${message}`);
@@ -73,19 +70,7 @@ function fixtureCommand() {
 }
 
 function runScenario(command, name, outDir) {
-  return new Promise((resolve) => {
-    const child = spawn(NODE22, [CLI, 'client', '--command', command, '--scenario', name, '-o', outDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), SCENARIO_TIMEOUT_MS);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, output });
-    });
-  });
+  return runCli(['client', '--command', command, '--scenario', name, '-o', outDir]);
 }
 
 /** The verdict on one scenario: PASS, WARN (warnings only) or FAIL, with the checks at fault. */

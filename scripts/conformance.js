@@ -5,9 +5,15 @@
 const { spawn } = require('node:child_process');
 const { mkdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
-const { CLI, checksOf, DIR, install, listScenarios, NODE22, ROOT } = require('./conformance-cli');
-
-const SCENARIO_TIMEOUT_MS = 60_000;
+const {
+  checksOf,
+  DIR,
+  install,
+  listScenarios,
+  ROOT,
+  runCli,
+  SCENARIO_TIMEOUT_MS,
+} = require('./conformance-cli');
 
 function startServer() {
   const server = spawn(
@@ -36,19 +42,7 @@ function startServer() {
 }
 
 function runScenario(name, url, outDir) {
-  return new Promise((resolve) => {
-    const child = spawn(NODE22, [CLI, 'server', '--url', url, '--scenario', name, '-o', outDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), SCENARIO_TIMEOUT_MS);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, output });
-    });
-  });
+  return runCli(['server', '--url', url, '--scenario', name, '-o', outDir]);
 }
 
 (async () => {
