@@ -3,7 +3,7 @@
 // an ID token exchanged at the enterprise IdP for an Identity Assertion JWT Authorization Grant,
 // RFC 8693, then a JWT bearer grant at the MCP server's authorization server, RFC 7523 §2.1);
 // plus a fixed bearer token.
-import type { Client as OAuthClient } from 'oauth4webapi';
+import type { ClientAuth, Client as OAuthClient, TokenEndpointResponse } from 'oauth4webapi';
 import {
   chooseAuthMethod,
   clientAuthentication,
@@ -28,8 +28,6 @@ export interface ClientCredentialsOptions extends TokenStrategyOptions {
   privateKey?: PrivateKeyOption;
   /** Default: what the server supports and the credentials allow. */
   method?: TokenEndpointAuthMethod;
-  /** The scope to request when the challenge and the metadata name none. */
-  scope?: string;
 }
 
 /**
@@ -58,10 +56,6 @@ function tokenEndpointOf(server: AuthorizationServerMetadata, allowInsecureHttp:
 class ClientCredentialsStrategy extends TokenStrategy {
   constructor(private readonly options: ClientCredentialsOptions) {
     super(options);
-  }
-
-  protected override defaultScope(discovery: FlowRequest['discovery']): string | undefined {
-    return super.defaultScope(discovery) ?? this.options.scope;
   }
 
   protected async obtain({ discovery, scope, signal }: FlowRequest): Promise<StoredTokens> {
@@ -94,11 +88,6 @@ class ClientCredentialsStrategy extends TokenStrategy {
       throw flowError('The client credentials grant', error);
     }
   }
-
-  /** A client credentials client asks again instead (RFC 6749 §4.4.3: no refresh token). */
-  protected async refresh(): Promise<undefined> {
-    return undefined;
-  }
 }
 
 /** The enterprise identity provider of {@link crossAppAccess}. */
@@ -118,7 +107,6 @@ export interface CrossAppAccessOptions extends TokenStrategyOptions {
   clientId: string;
   clientSecret: string;
   idp: EnterpriseIdp;
-  scope?: string;
 }
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -148,10 +136,6 @@ class CrossAppAccessStrategy extends TokenStrategy {
     super(options);
   }
 
-  protected override defaultScope(discovery: FlowRequest['discovery']): string | undefined {
-    return super.defaultScope(discovery) ?? this.options.scope;
-  }
-
   protected async obtain({ discovery, scope, signal }: FlowRequest): Promise<StoredTokens> {
     const library = oauthLibrary();
     const { idp } = this.options;
@@ -160,35 +144,25 @@ class CrossAppAccessStrategy extends TokenStrategy {
     const idpEndpoint = new URL(idp.tokenEndpoint);
     checkTransportSecurity(idpEndpoint, "The IdP's token endpoint", this.settings.allowInsecureHttp);
     const idpServer = { issuer: idpEndpoint.origin, token_endpoint: idpEndpoint.href };
-    const idpClient: OAuthClient = { client_id: idp.clientId };
 
     let assertion: string;
     try {
       const idToken = typeof idp.idToken === 'function' ? await idp.idToken() : idp.idToken;
-      const parameters: Record<string, string> = {
-        requested_token_type: ID_JAG_TYPE,
-        subject_token: idToken,
-        subject_token_type: ID_TOKEN_TYPE,
-        audience: server.issuer,
-        resource: discovery.resource,
-      };
-      if (scope !== undefined) parameters.scope = scope;
       const authentication =
         idp.clientSecret !== undefined ? clientSecretBasic(idp.clientId, idp.clientSecret) : library.None();
-      const response = await library.genericTokenEndpointRequest(
-        asServer(idpServer),
-        idpClient,
+      const exchanged = await this.grant(
+        idpServer,
+        idp.clientId,
         authentication,
         TOKEN_EXCHANGE,
-        parameters,
-        requestOptions(idpServer, { ...this.settings, signal }),
-      );
-      const exchanged = await library.processGenericTokenEndpointResponse(
-        asServer(idpServer),
-        idpClient,
-        response,
+        scope,
+        signal,
         {
-          recognizedTokenTypes,
+          requested_token_type: ID_JAG_TYPE,
+          subject_token: idToken,
+          subject_token_type: ID_TOKEN_TYPE,
+          audience: server.issuer,
+          resource: discovery.resource,
         },
       );
       assertion = exchanged.access_token;
@@ -196,29 +170,50 @@ class CrossAppAccessStrategy extends TokenStrategy {
       throw flowError('Exchanging the ID token at the enterprise IdP', error);
     }
 
-    const client: OAuthClient = { client_id: this.options.clientId };
     try {
-      const parameters: Record<string, string> = { assertion, resource: discovery.resource };
-      if (scope !== undefined) parameters.scope = scope;
-      const response = await library.genericTokenEndpointRequest(
-        asServer(server),
-        client,
-        clientSecretBasic(this.options.clientId, this.options.clientSecret),
+      const authentication = clientSecretBasic(this.options.clientId, this.options.clientSecret);
+      const tokens = await this.grant(
+        server,
+        this.options.clientId,
+        authentication,
         JWT_BEARER,
-        parameters,
-        requestOptions(server, { ...this.settings, signal }),
+        scope,
+        signal,
+        {
+          assertion,
+          resource: discovery.resource,
+        },
       );
-      const tokens = await library.processGenericTokenEndpointResponse(asServer(server), client, response, {
-        recognizedTokenTypes,
-      });
       return storedTokens(tokens, scope);
     } catch (error) {
       throw flowError('The JWT bearer grant', error);
     }
   }
 
-  protected async refresh(): Promise<undefined> {
-    return undefined;
+  /** One extension grant at `server`'s token endpoint (the `scope` added when there is one). */
+  private async grant(
+    server: AuthorizationServerMetadata,
+    clientId: string,
+    authentication: ClientAuth,
+    grantType: string,
+    scope: string | undefined,
+    signal: AbortSignal | undefined,
+    parameters: Record<string, string>,
+  ): Promise<TokenEndpointResponse> {
+    const library = oauthLibrary();
+    const client: OAuthClient = { client_id: clientId };
+    if (scope !== undefined) parameters.scope = scope;
+    const response = await library.genericTokenEndpointRequest(
+      asServer(server),
+      client,
+      authentication,
+      grantType,
+      parameters,
+      requestOptions(server, { ...this.settings, signal }),
+    );
+    return library.processGenericTokenEndpointResponse(asServer(server), client, response, {
+      recognizedTokenTypes,
+    });
   }
 }
 

@@ -36,8 +36,6 @@ export interface OAuthOptions extends TokenStrategyOptions {
   clientMetadataUrl?: string;
   /** A client registered out of band; skips CIMD and dynamic registration. */
   client?: PreRegisteredClient;
-  /** The scope to request when neither the challenge nor the server's metadata names one. */
-  scope?: string;
   /**
    * Ask for `offline_access` (a refresh token) when the authorization server lists it in
    * `scopes_supported`; default true. Never asked of a server that does not list it.
@@ -68,10 +66,6 @@ export function oauth(options: OAuthOptions): McpAuth & { logout(url: string | U
 class AuthorizationCodeStrategy extends TokenStrategy {
   constructor(private readonly options: OAuthOptions) {
     super(options);
-  }
-
-  protected override defaultScope(discovery: Discovery): string | undefined {
-    return super.defaultScope(discovery) ?? this.options.scope;
   }
 
   protected async obtain(request: FlowRequest): Promise<StoredTokens> {
@@ -160,7 +154,7 @@ class AuthorizationCodeStrategy extends TokenStrategy {
     }
   }
 
-  protected async refresh(
+  protected override async refresh(
     state: ResourceState,
     tokens: StoredTokens,
     signal?: AbortSignal,

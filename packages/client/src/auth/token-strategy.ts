@@ -11,6 +11,7 @@ import {
   joinScopes,
   scopeSet,
 } from './token-endpoint';
+import { memoryTokenStore } from './token-store';
 import type {
   AuthChallenge,
   AuthChallengeContext,
@@ -32,6 +33,8 @@ export interface TokenStrategyOptions {
    * TLS (OAuth 2.1 §1.5); `localhost`, 127.0.0.0/8 and `::1` are always allowed.
    */
   allowInsecureHttp?: boolean;
+  /** The scope to request when neither the challenge nor the server's metadata names one. */
+  scope?: string;
   /** Re-authorizations for more scope (403 `insufficient_scope`) per resource; default 3. */
   maxStepUps?: number;
 }
@@ -63,49 +66,45 @@ export interface FlowRequest {
 /** A refused brand-new token means the server will not take what this flow issues. */
 const FRESH_TOKEN_MS = 60_000;
 
-function memoryStore(): TokenStore {
-  const records = new Map<string, AuthRecord>();
-  return {
-    load: async (key) => records.get(key),
-    save: async (key, record) => {
-      records.set(key, record);
-    },
-    delete: async (key) => {
-      records.delete(key);
-    },
-    keys: async () => [...records.keys()],
-  };
-}
-
 export abstract class TokenStrategy implements McpAuth {
   protected readonly store: TokenStore;
   protected readonly settings: EndpointSettings;
   private readonly maxStepUps: number;
+  private readonly scope: string | undefined;
   private readonly states = new Map<string, Promise<ResourceState>>();
 
   constructor(options: TokenStrategyOptions) {
-    this.store = options.store ?? memoryStore();
+    this.store = options.store ?? memoryTokenStore();
     this.settings = {
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       allowInsecureHttp: options.allowInsecureHttp ?? false,
     };
     this.maxStepUps = options.maxStepUps ?? 3;
+    this.scope = options.scope;
   }
 
   /** Obtains tokens for a resource (the grant this strategy is about). */
   protected abstract obtain(request: FlowRequest): Promise<StoredTokens>;
 
-  /** Refreshes `tokens`; undefined when this strategy cannot (then a full flow runs). */
-  protected abstract refresh(
-    state: ResourceState,
-    tokens: StoredTokens,
-    signal?: AbortSignal,
-  ): Promise<StoredTokens | undefined>;
+  /**
+   * Refreshes `tokens`; undefined when this strategy cannot (then a full flow runs). By default
+   * it cannot: machine-to-machine grants simply ask again (RFC 6749 §4.4.3: no refresh token).
+   */
+  protected async refresh(
+    _state: ResourceState,
+    _tokens: StoredTokens,
+    _signal?: AbortSignal,
+  ): Promise<StoredTokens | undefined> {
+    return undefined;
+  }
 
-  /** The scope of a first authorization when the challenge names none. */
-  protected defaultScope(discovery: Discovery): string | undefined {
+  /**
+   * The scope of a first authorization when the challenge names none (MCP 2025-11-25 §"Scope
+   * Selection Strategy"): the resource's `scopes_supported`, else the `scope` option, else none.
+   */
+  private defaultScope(discovery: Discovery): string | undefined {
     const supported = discovery.resourceMetadata?.scopes_supported;
-    return supported && supported.length > 0 ? supported.join(' ') : undefined;
+    return supported && supported.length > 0 ? supported.join(' ') : this.scope;
   }
 
   async authorization(url: URL, signal?: AbortSignal): Promise<string | undefined> {
