@@ -23,6 +23,16 @@ export {
 export { UiResource, type UiResourceOptions } from './apps/ui-resource.decorator';
 export type { UiCsp, UiPermissions, UiPresentation } from './apps/ui-resource-meta';
 export { generateViewTypes, schemaToTypeScript, type ViewTypesOptions } from './apps/view-types';
+export type {
+  ClusterEventStore,
+  ClusterLink,
+  ClusterMessage,
+  ClusterReceiver,
+  ClusterSessionStore,
+  SessionRecord,
+  StreamFollower,
+  StreamSink,
+} from './cluster/cluster';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
 export {
   type ContextResources,
@@ -125,12 +135,14 @@ export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
 export {
+  type ClusterAccess,
   CONNECTION_HOST,
   type Connection,
   type ConnectionHost,
   type ConnectionMode,
   connectionHostOf,
   type Exchange,
+  type SessionReplica,
 } from './transports/connection-host';
 export {
   HostOriginPolicy,

@@ -84,6 +84,12 @@ export interface PeerOptions {
   /** Default timeout of outbound requests; default 60 000 ms. */
   requestTimeoutMs?: number;
   /**
+   * Makes the ids of outbound requests strings `<idPrefix><n>` instead of numbers `n`: a node of
+   * a cluster prefixes its own id, so the answer to a request it sent can be routed back to it
+   * from whichever node the client posts it to. Default: numeric ids.
+   */
+  idPrefix?: string;
+  /**
    * Inbound requests that run at once: a request holds its slot until its response is written
    * or the other side cancels it. With every slot taken the Peer holds further requests back
    * and pauses a transport that has `pauseReading()`, or answers them with −32603 on one that has not
@@ -94,7 +100,7 @@ export interface PeerOptions {
 
 /** The one record kept per outbound request, settled in one place (`settle`). */
 interface PendingRequest {
-  readonly id: number;
+  readonly id: RequestId;
   readonly method: string;
   readonly resolve: (result: Result) => void;
   readonly reject: (error: Error) => void;
@@ -231,7 +237,9 @@ export class Peer {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(new RequestCancelledError(message.method, signal.reason));
 
-    const id = this.nextId++;
+    const n = this.nextId++;
+    const prefix = this.options.idPrefix;
+    const id: RequestId = prefix === undefined ? n : `${prefix}${n}`;
     if (options.onId) {
       try {
         options.onId(id);

@@ -1,4 +1,5 @@
 import type { Transport } from '@gantry/protocol';
+import type { ClusterMessage } from '../cluster/cluster';
 import type { ContextResources, SessionInfo } from '../context/mcp-context';
 import type { Container } from '../di/container';
 import type { InjectionToken } from '../di/tokens';
@@ -21,6 +22,7 @@ export class GantryApplication {
   private readonly listeners: McpListener[] = [];
   private readonly closeHooks = new Set<() => void | Promise<void>>();
   private closing?: Promise<void>;
+  private readonly clusterListeners = new Set<(message: ClusterMessage) => void>();
   /** @internal What transports get: `connectionHostOf(app)`. */
   readonly [CONNECTION_HOST]: ConnectionHost;
 
@@ -44,7 +46,41 @@ export class GantryApplication {
       servesNetwork: () => server.stateless.warnIfKeyIsEphemeral(),
       findTool: (name) => server.registry.tools.get(name),
       close: () => this.close(),
+      cluster: server.cluster && {
+        link: server.cluster,
+        onMessage: (listener) => {
+          this.clusterListeners.add(listener);
+          return () => this.clusterListeners.delete(listener);
+        },
+      },
     };
+  }
+
+  /** @internal Starts the cluster link (GantryFactory.create does, at bootstrap). */
+  async startCluster(): Promise<void> {
+    const link = this.server.cluster;
+    if (!link) return;
+    await link.start({
+      receive: (message) => {
+        // Another node's change, for this node's own connections and listen streams.
+        if (message.kind === 'list-changed') this.server.listChangedHere(message.methods);
+        else if (message.kind === 'resource-updated') void this.server.resourceUpdatedHere(message.uri);
+        for (const listener of this.clusterListeners) {
+          try {
+            listener(message);
+          } catch (error) {
+            this.logger.error('A cluster message could not be handled:', error);
+          }
+        }
+      },
+      availability: (available) => {
+        if (available) this.logger.info('The cluster backend is reachable again');
+        else
+          this.logger.warn(
+            'The cluster backend is unreachable: session-era requests are refused until it returns',
+          );
+      },
+    });
   }
 
   /** Tools, resources and prompts served by this app; changeable while serving. */
@@ -163,6 +199,7 @@ export class GantryApplication {
     await Promise.all([...this.closeHooks].map((hook) => hook()));
     await Promise.all(this.listeners.map((listener) => listener.close()));
     await this.server.close();
+    await this.server.cluster?.close();
     await this.container.callHook('onModuleDestroy', { reverse: true });
     await this.container.callHook('onApplicationShutdown', { reverse: true, argument: signal });
   }

@@ -67,7 +67,9 @@ export class GantryFactory {
     );
     const server = new GantryServer(registry, options, logger, extensions);
     await container.callHook('onModuleInit');
+    const app = new GantryApplication(container, server, globals, logger);
+    await app.startCluster();
     await container.callHook('onApplicationBootstrap');
-    return new GantryApplication(container, server, globals, logger);
+    return app;
   }
 }

@@ -93,7 +93,10 @@ export interface ClusterEventStore {
    * end), then every later event as it is stored, in order, until the stream ends, its writer's
    * node is found dead, or `stop()`. Undefined when the id is unknown or expired.
    */
-  follow(after: string | { readonly streamId: string }, sink: StreamSink): Promise<StreamFollower | undefined>;
+  follow(
+    after: string | { readonly streamId: string },
+    sink: StreamSink,
+  ): Promise<StreamFollower | undefined>;
 }
 
 /** What one node tells the others. */
@@ -141,4 +144,17 @@ export interface ClusterLink {
   publish(message: ClusterMessage): Promise<void>;
   /** Stops receiving and closes what the link opened. */
   close(): Promise<void>;
+}
+
+/**
+ * The id of the stream that carries a clustered session's messages that belong to no request
+ * (its GET stream in Streamable HTTP): known to every node without a lookup.
+ */
+export function sessionStreamId(sessionId: string): string {
+  return `${sessionId}~s`;
+}
+
+/** The id of a new stream of `sessionId` (`<session>~<random>`): its owner is in its name. */
+export function isStreamOfSession(streamId: string, sessionId: string): boolean {
+  return streamId.length > sessionId.length + 1 && streamId.startsWith(`${sessionId}~`);
 }

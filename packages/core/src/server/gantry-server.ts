@@ -16,6 +16,8 @@ import {
   type Transport,
 } from '@gantry/protocol';
 import { UI_EXTENSION_ID } from '../apps/ui-constants';
+import type { ClusterLink } from '../cluster/cluster';
+import { ClusterFanOut } from '../cluster/cluster-fan-out';
 import type { SessionInfo } from '../context/context-session';
 import { McpContext } from '../context/mcp-context';
 import type { ExtensionDefinition } from '../extensions/extension-scanner';
@@ -60,6 +62,10 @@ export class GantryServer implements SessionHost {
   readonly hub: SubscriptionHub;
   /** Serves stateless-era (2026-07-28) requests on any connection. */
   readonly stateless: StatelessDispatcher;
+  /** The deployment's cluster, when there is one. */
+  readonly cluster: ClusterLink | undefined;
+  readonly nodeId: string | undefined;
+  private readonly fanOut: ClusterFanOut | undefined;
 
   constructor(
     readonly registry: Registry,
@@ -72,6 +78,9 @@ export class GantryServer implements SessionHost {
       throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`);
     }
     this.requestTimeoutMs = options.requestTimeoutMs;
+    this.cluster = options.cluster;
+    this.nodeId = options.cluster?.nodeId;
+    this.fanOut = options.cluster ? new ClusterFanOut(options.cluster, logger) : undefined;
     this.maxParamsDepth = resolveMaxParamsDepth(options.maxParamsDepth);
     const declare = options.capabilities ?? {};
     const hasTools = registry.tools.size > 0 || declare.tools === true;
@@ -126,7 +135,7 @@ export class GantryServer implements SessionHost {
       capabilities,
       serverInfo: info,
       instructions: options.instructions,
-      options: options.stateless,
+      options: clusterStatelessOptions(options),
       cache: options.cache,
       hub: this.hub,
       services: {
@@ -162,7 +171,13 @@ export class GantryServer implements SessionHost {
 
   /** Serves one connection on `transport`. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
-    const session = new ServerSession(this, options.auth, options.streams, options.maxInflight);
+    const session = new ServerSession(
+      this,
+      options.auth,
+      options.streams,
+      options.maxInflight,
+      options.replica,
+    );
     const mode = options.mode ?? 'session';
     if (mode !== 'session')
       session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);
@@ -215,8 +230,17 @@ export class GantryServer implements SessionHost {
    * of it) and to every stateless-era listen stream subscribed to it.
    */
   async resourceUpdated(uri: string): Promise<void> {
+    await Promise.all([this.resourceUpdatedHere(uri), this.fanOut?.resourceUpdated(uri)]);
+  }
+
+  /**
+   * The part of `resourceUpdated` for this node's own connections (another node announced the
+   * change, or it happened here). Clustered sessions get it through the cluster's streams.
+   */
+  async resourceUpdatedHere(uri: string): Promise<void> {
     const sends: Promise<void>[] = this.hub.resourceUpdated(uri);
     for (const session of this.sessions) {
+      if (session.replica) continue;
       for (const subscribed of session.subscriptions) {
         // The updated URI may be a sub-resource of the subscribed one
         // (MCP 2025-11-25, Server Features / Resources §Subscriptions).
@@ -294,15 +318,43 @@ export class GantryServer implements SessionHost {
       queueMicrotask(() => {
         const methods = [...this.pendingListChanges];
         this.pendingListChanges.clear();
-        for (const session of this.sessions) {
-          for (const m of methods)
-            session.notify(m).catch((error) => this.logger.debug('list_changed not sent:', error));
-        }
-        for (const m of methods) this.hub.listChanged(m);
+        this.listChangedHere(methods);
+        void this.fanOut?.listChanged(methods);
       });
     }
     this.pendingListChanges.add(method);
   }
+
+  /**
+   * Sends list changes to this node's own connections and listen streams (another node announced
+   * them, or they happened here). Clustered sessions get them through the cluster's streams.
+   */
+  listChangedHere(methods: readonly string[]): void {
+    for (const session of this.sessions) {
+      if (session.replica) continue;
+      for (const m of methods)
+        session.notify(m).catch((error) => this.logger.debug('list_changed not sent:', error));
+    }
+    for (const m of methods) this.hub.listChanged(m);
+  }
+}
+
+/**
+ * Behind a load balancer, an `input_required` retry may reach any node, which must verify the
+ * `requestState` another signed: several nodes need one key, so a cluster without one is refused.
+ */
+function clusterStatelessOptions(options: GantryServerOptions): GantryServerOptions['stateless'] {
+  const cluster = options.cluster;
+  if (!cluster) return options.stateless;
+  const key = options.stateless?.requestStateKey ?? cluster.requestStateKey ?? process.env.GANTRY_STATE_KEY;
+  if (key === undefined || key === '') {
+    throw new GantryError(
+      LocalErrorCode.Bootstrap,
+      'A cluster needs one requestState key shared by every node: set GANTRY_STATE_KEY, or pass ' +
+        'stateless.requestStateKey (or requestStateKey to the cluster), at least 32 bytes',
+    );
+  }
+  return { ...options.stateless, requestStateKey: key };
 }
 
 /** Every method MCP itself defines, in either era: an extension may add none of them. */

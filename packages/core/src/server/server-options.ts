@@ -1,4 +1,5 @@
 import type { Icon } from '@gantry/protocol';
+import type { ClusterLink } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { CacheDefaults } from '../stateless/cache-hint';
 
@@ -62,4 +63,11 @@ export interface GantryServerOptions {
    * the caller (guards, authenticated reads) are always private.
    */
   cache?: CacheDefaults;
+  /**
+   * Serve one deployment from several nodes: sessions, resumable streams and notifications go
+   * through this link (`redisCluster()` of `@gantry/redis`). The application starts it at
+   * bootstrap (failing when its backend is unreachable) and closes it on `close()`. Needs a
+   * shared `requestState` key.
+   */
+  cluster?: ClusterLink;
 }

@@ -24,10 +24,11 @@ import {
   StatelessMethod,
   type Transport,
 } from '@gantry/protocol';
+import type { SessionRecord } from '../cluster/cluster';
 import type { ClientChannel, ClientRequestMethod, ContextSession } from '../context/context-session';
 import { LOG_LEVELS } from '../context/log-levels';
 import type { Logger } from '../logger';
-import type { StreamControls } from '../transports/connection-host';
+import type { SessionReplica, StreamControls } from '../transports/connection-host';
 import type { MethodTable } from './method-table';
 
 export type { StreamControls } from '../transports/connection-host';
@@ -43,6 +44,8 @@ export interface SessionHost {
   readonly logger: Logger;
   /** Timeout of requests sent to the client; undefined: the Peer's default. */
   readonly requestTimeoutMs: number | undefined;
+  /** This node's id in a cluster: replicas prefix the ids of the requests they send with it. */
+  readonly nodeId?: string;
   /** The `initialize` result for the answered version. */
   initializeResult(protocolVersion: string): InitializeResult;
   /** Serves one request that arrived on `session`, whichever era it belongs to. */
@@ -81,6 +84,7 @@ export class ServerSession implements ContextSession {
   /** URIs this session subscribed to with `resources/subscribe`. */
   readonly subscriptions = new Set<string>();
   private rootsCache?: Promise<Root[]>;
+  private readonly createdAt = Date.now();
   private readonly closeListeners = new Set<() => void>();
 
   /** Set when this session's transport cannot carry server→client requests (why not). */
@@ -96,8 +100,12 @@ export class ServerSession implements ContextSession {
     /** Transport controls, for transports that have them (HTTP: closing a request's SSE stream). */
     private readonly streams?: StreamControls,
     maxInflight?: number,
+    /** Set when this connection is a replica of a cluster-wide session. */
+    readonly replica?: SessionReplica,
   ) {
     this.peer = new Peer({
+      // `n:<node>:<seq>`: the answer to a server→client request finds its node (see ClusterLink).
+      idPrefix: replica && host.nodeId !== undefined ? `n:${host.nodeId}:` : undefined,
       onRequest: (request, inbound) => host.dispatch(request, inbound, this),
       onNotification: (notification) => this.notification(notification),
       maxInflight,
@@ -107,6 +115,54 @@ export class ServerSession implements ContextSession {
       onClose: () => this.closed(),
       requestTimeoutMs: host.requestTimeoutMs,
     });
+    if (replica?.record) this.restore(replica.record);
+  }
+
+  /** What this session is, for the cluster's session store. */
+  record(): SessionRecord {
+    const record: {
+      -readonly [K in keyof SessionRecord]: SessionRecord[K];
+    } = {
+      id: this.replica?.id ?? '',
+      protocolVersion: this.protocolVersion,
+      behaviourVersion: this.behaviourVersion,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.clientCapabilities,
+      subscriptions: [...this.subscriptions],
+      clientReady: this.initializedNotified,
+      createdAt: this.replica?.record?.createdAt ?? this.createdAt,
+    };
+    if (this.replica?.principal !== undefined) record.principal = this.replica.principal;
+    if (this.logLevel !== undefined) record.logLevel = this.logLevel;
+    return record;
+  }
+
+  /**
+   * Takes what another node stored: the level, the subscriptions, the client's readiness. The
+   * negotiated version and capabilities never change after `initialize`.
+   */
+  refresh(record: SessionRecord): void {
+    this.logLevel = record.logLevel;
+    this.subscriptions.clear();
+    for (const uri of record.subscriptions) this.subscriptions.add(uri);
+    if (record.clientReady) this.initializedNotified = true;
+  }
+
+  /**
+   * Stores the session after a change, when it is a replica (the promise settles once stored);
+   * undefined otherwise, so a single node's change answers at once.
+   */
+  persist(): Promise<void> | undefined {
+    return this.replica?.save(this.record());
+  }
+
+  private restore(record: SessionRecord): void {
+    this.protocolVersion = record.protocolVersion;
+    this.behaviourVersion = record.behaviourVersion;
+    this.clientInfo = record.clientInfo;
+    this.clientCapabilities = record.clientCapabilities;
+    this.state = 'ready';
+    this.refresh(record);
   }
 
   /** Starts serving on `transport`. */
@@ -253,7 +309,9 @@ export class ServerSession implements ContextSession {
 
   private notification(notification: JSONRPCNotification): void {
     if (notification.method === Method.Initialized) {
+      if (this.initializedNotified) return;
       this.initializedNotified = true;
+      this.persist()?.catch((error) => this.host.logger.warn('The session could not be stored:', error));
       return;
     }
     if (notification.method === Method.RootsListChanged) {

@@ -17,6 +17,15 @@ import type { ServerSession } from './server-session';
 /** A method only a session has: it reads or changes the state of its connection. */
 export type SessionMethod = MethodHandler<ServerSession>;
 
+/**
+ * `result` once the changed session is stored (a cluster replica), so the next request may go
+ * to any node; at once on a single node.
+ */
+function stored<T extends Result>(session: ServerSession, result: T): T | Promise<T> {
+  const saving = session.persist();
+  return saving ? saving.then(() => result) : result;
+}
+
 /** `initialize` (MCP 2025-11-25, Basic / Lifecycle §Initialization): once per session. */
 const initialize: SessionMethod = (params, _inbound, session) => {
   if (session.isInitialized) {
@@ -45,10 +54,13 @@ const initialize: SessionMethod = (params, _inbound, session) => {
       'Invalid params: initialize needs "clientInfo" with string "name" and "version"',
     );
   }
-  return session.initialized(
-    params.protocolVersion,
-    clientInfo as unknown as Implementation,
-    params.capabilities as ClientCapabilities,
+  return stored(
+    session,
+    session.initialized(
+      params.protocolVersion,
+      clientInfo as unknown as Implementation,
+      params.capabilities as ClientCapabilities,
+    ),
   );
 };
 
@@ -61,7 +73,7 @@ const setLevel: SessionMethod = (params, _inbound, session) => {
     );
   }
   session.logLevel = level;
-  return {} as Result;
+  return stored(session, {} as Result);
 };
 
 /**
@@ -81,11 +93,11 @@ export function sessionMethods(registry: Registry, resources: boolean): [string,
     const uri = uriParam(params, Method.ResourcesSubscribe);
     if (!registry.resolve(uri)) throw new ResourceNotFoundError(`Resource not found: ${uri}`, { uri });
     session.subscriptions.add(uri);
-    return {} as Result;
+    return stored(session, {} as Result);
   };
   const unsubscribe: SessionMethod = (params, _inbound, session) => {
     session.subscriptions.delete(uriParam(params, Method.ResourcesUnsubscribe));
-    return {} as Result;
+    return stored(session, {} as Result);
   };
   methods.push([Method.ResourcesSubscribe, subscribe], [Method.ResourcesUnsubscribe, unsubscribe]);
   return methods;

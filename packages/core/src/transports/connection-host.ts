@@ -6,6 +6,7 @@ import type {
   RequestId,
   Transport,
 } from '@gantry/protocol';
+import type { ClusterLink, ClusterMessage, SessionRecord } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
 
@@ -26,8 +27,26 @@ export type ConnectionMode =
   | 'session'
   | { readonly sessionless: { readonly protocolVersion: string; readonly reason: string } };
 
+/**
+ * A connection that is this node's replica of a session shared through the cluster link: any
+ * node may serve the session's next request, so what the session is lives in the cluster's
+ * session store, and ids of requests this replica sends name this node.
+ */
+export interface SessionReplica {
+  /** The stored session this replica continues; undefined for a new one, stored once initialized. */
+  readonly record?: SessionRecord;
+  /** The session's id (`Mcp-Session-Id`). */
+  readonly id: string;
+  /** Who opened the session, when auth is on. */
+  readonly principal?: string;
+  /** Stores the session after a change; the response to the request that changed it waits. */
+  save(record: SessionRecord): Promise<void>;
+}
+
 /** Options of one connection. */
 export interface ConnectOptions {
+  /** Makes the connection a replica of a cluster-wide session (see `ConnectionHost.cluster`). */
+  replica?: SessionReplica;
   /** The caller, when the transport authenticated it. */
   auth?: AuthInfo;
   /** How the connection begins; default `'session'`. */
@@ -51,6 +70,8 @@ export interface Connection {
   auth: AuthInfo | undefined;
   /** The revision whose behaviour the connection follows once initialized; `''` before. */
   readonly behaviourVersion: string;
+  /** A replica takes the state another node stored (level, subscriptions, readiness). */
+  refresh?(record: SessionRecord): void;
   /** Ends the connection; in-flight handlers are aborted and their responses dropped. */
   close(): Promise<void>;
   /** Calls `listener` once when the connection closes. */
@@ -113,6 +134,19 @@ export interface ConnectionHost {
   findTool(name: string): ToolDefinition | undefined;
   /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
   close(): Promise<void>;
+  /**
+   * The application's cluster, when it was created with one (`GantryFactory.create(…, { cluster })`):
+   * the link, and the messages from other nodes that the transports handle (session ends,
+   * client messages for a request another node runs).
+   */
+  readonly cluster?: ClusterAccess;
+}
+
+/** What transports get of the application's cluster link. */
+export interface ClusterAccess {
+  readonly link: ClusterLink;
+  /** Messages from other nodes; returns an unsubscribe. */
+  onMessage(listener: (message: ClusterMessage) => void): () => void;
 }
 
 /** The brand under which an application carries its host; `Symbol.for`, so it survives duplicate installs. */
