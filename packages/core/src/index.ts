@@ -33,6 +33,7 @@ export type {
   StreamFollower,
   StreamSink,
 } from './cluster/cluster';
+export { isStreamOfSession, sessionStreamId } from './cluster/cluster';
 export type { ElicitOptions, ElicitOutcome, UrlElicitOutcome } from './context/elicitation';
 export {
   type ContextResources,

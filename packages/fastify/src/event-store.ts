@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@gantry/protocol';
+import type { JSONRPCMessage, RequestId } from '@gantry/protocol';
 
 /**
  * Keeps the events of SSE streams so a client can resume a stream with `Last-Event-ID`
@@ -6,8 +6,16 @@ import type { JSONRPCMessage } from '@gantry/protocol';
  * implementation may be asynchronous (Redis and others).
  */
 export interface EventStore {
-  /** Stores an event of `streamId` and returns its id. `message` is null for a priming event. */
-  storeEvent(streamId: string, message: JSONRPCMessage | null): string | Promise<string>;
+  /**
+   * Stores an event of `streamId` and returns its id. `message` is null for a priming event,
+   * which names the requests a POST's stream answers (`meta.requestIds`): a cluster's store
+   * keeps them, so another node can end the stream with an error if the writer's node dies.
+   */
+  storeEvent(
+    streamId: string,
+    message: JSONRPCMessage | null,
+    meta?: { readonly requestIds?: readonly RequestId[] },
+  ): string | Promise<string>;
   /**
    * Calls `send` for every event of the stream that `lastEventId` belongs to, after it, in
    * order, skipping priming events. Returns the stream id, or undefined when the id is unknown
@@ -19,6 +27,11 @@ export interface EventStore {
   ): Promise<string | undefined>;
   /** Forgets a stream once it can no longer be resumed. */
   dropStream?(streamId: string): void;
+  /**
+   * The stream got its last event (called after that event was stored): a store shared by a
+   * cluster tells the nodes following the stream for a resumed connection that it is complete.
+   */
+  endStream?(streamId: string): Promise<void>;
 }
 
 export interface InMemoryEventStoreOptions {

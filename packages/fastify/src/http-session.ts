@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Connection } from '@gantry/core';
+import { type ClusterEventStore, type Connection, isStreamOfSession, sessionStreamId } from '@gantry/core';
 import {
   type AuthInfo,
   cancelledRequestIdOf,
@@ -12,6 +12,7 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
+import { StreamRelay } from './cluster/stream-relay';
 import type { EventStore } from './event-store';
 import { RequestStream, type ResponseMode } from './request-stream';
 import { openSseResponse, SseWriter, type SseWriterOptions, sseEvent } from './sse-writer';
@@ -25,6 +26,13 @@ export interface HttpSessionOptions {
   readonly maxQueuedBytes: number;
   /** Told why a connection was closed because its client does not read. */
   readonly onOverflow?: (reason: string) => void;
+  /**
+   * Set when the session is one node's replica of a cluster-wide session: its streams live in
+   * the cluster's event store (also `eventStore`), so any node can resume them, and its messages
+   * that belong to no request go into the session's stream, which the node holding its GET
+   * stream relays.
+   */
+  readonly cluster?: { readonly events: ClusterEventStore };
 }
 
 /** Unrelated messages kept while no GET stream is open (the oldest are dropped). */
@@ -60,6 +68,10 @@ export class HttpSession implements Transport {
   private readonly closeListeners = new Set<() => void>();
   /** The answer of the POST being handed to the server right now (what it answers at once goes there). */
   private delivering?: RequestStream;
+  /** Connections relaying this session's streams from the cluster's store (GET, resumptions). */
+  private readonly relays = new Set<StreamRelay>();
+  /** The relay of the GET stream, while one is open here. */
+  private standaloneRelay?: StreamRelay;
 
   constructor(
     /** The `Mcp-Session-Id`; undefined in stateless mode (each POST stands alone). */
@@ -88,7 +100,23 @@ export class HttpSession implements Transport {
 
   /** True while a GET stream is open or a request is being answered: the client is there. */
   get busy(): boolean {
-    return (this.standalone?.attached ?? false) || this.byRequest.size > 0;
+    return (this.standalone?.attached ?? false) || this.byRequest.size > 0 || this.relays.size > 0;
+  }
+
+  /** True in a cluster: see {@link HttpSessionOptions.cluster}. */
+  get clustered(): boolean {
+    return this.options.cluster !== undefined && this.id !== undefined;
+  }
+
+  /**
+   * Hands the server a message another node received for this session (the answer to a request
+   * this node sent, a cancellation of a request running here).
+   */
+  deliver(message: JSONRPCMessage): void {
+    this.lastSeen = Date.now();
+    this.sink?.message(message);
+    const cancelled = cancelledRequestIdOf(message);
+    if (cancelled !== undefined) this.byRequest.get(cancelled)?.cancel(cancelled);
   }
 
   /**
@@ -116,7 +144,8 @@ export class HttpSession implements Transport {
         mode: this.options.responseMode,
         sse: this.sseOptions,
         stepUp: answer.stepUp,
-        newStreamId: () => newId(9),
+        // In a cluster the owner is in the name: any node can check a resumption against it.
+        newStreamId: () => (this.clustered ? `${this.id}~${newId(9)}` : newId(9)),
         onSse: (writer, owner) => {
           this.byStream.set(writer.streamId, owner);
           this.ownedStreams.add(writer.streamId);
@@ -142,8 +171,19 @@ export class HttpSession implements Transport {
     return stream;
   }
 
-  /** Opens the standalone SSE stream (GET without `Last-Event-ID`). */
-  openStandalone(reply: FastifyReply): boolean {
+  /** Opens the standalone SSE stream (GET without `Last-Event-ID`); false when one is open. */
+  async openStandalone(reply: FastifyReply): Promise<boolean> {
+    const cluster = this.options.cluster;
+    if (cluster && this.id !== undefined) {
+      if (this.standaloneRelay?.isOpen) return false;
+      const relay = this.relay(reply);
+      this.standaloneRelay = relay;
+      // Every node writes the session's stream; this connection relays it from a priming
+      // event on, in order (MCP 2025-11-25, Streamable HTTP §Listening for Messages).
+      const primed = await cluster.events.storeEvent(sessionStreamId(this.id), null);
+      await relay.start(cluster.events, primed, true);
+      return true;
+    }
     if (this.standalone?.attached) return false;
     const response = openSseResponse(reply);
     const writer = this.standalone ?? new SseWriter(newId(9), this.sseOptions);
@@ -163,6 +203,23 @@ export class HttpSession implements Transport {
   async resume(lastEventId: string, reply: FastifyReply): Promise<boolean> {
     const store = this.options.eventStore;
     if (!store) return false;
+    const cluster = this.options.cluster;
+    if (cluster && this.id !== undefined) {
+      const streamId = cluster.events.streamOf(lastEventId);
+      // Only this session's streams: its GET stream, and the streams named after it.
+      if (streamId === undefined) return false;
+      if (streamId !== sessionStreamId(this.id) && !isStreamOfSession(streamId, this.id)) return false;
+      const live = this.byStream.get(streamId);
+      // A stream another node writes, or one of ours that ended: relayed from the store.
+      if (!live || live.isFinished) {
+        const relay = this.relay(reply);
+        if (streamId === sessionStreamId(this.id)) {
+          this.standaloneRelay?.close();
+          this.standaloneRelay = relay;
+        }
+        return relay.start(cluster.events, lastEventId, false);
+      }
+    }
     const replayed: string[] = [];
     const streamId = await store.replayEventsAfter(lastEventId, (eventId, message) => {
       replayed.push(sseEvent({ id: eventId, data: JSON.stringify(message) }));
@@ -230,15 +287,22 @@ export class HttpSession implements Transport {
     return this.unrelated(message);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the session here. `keepStreams`: only this node's replica ends (the session lives on in
+   * the cluster): its streams stay in the store for other nodes to resume.
+   */
+  async close(keepStreams = false): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const stream of new Set(this.byRequest.values())) stream.abort();
     this.byRequest.clear();
-    for (const streamId of this.ownedStreams) this.options.eventStore?.dropStream?.(streamId);
+    for (const relay of this.relays) relay.close();
+    const store = keepStreams ? undefined : this.options.eventStore;
+    for (const streamId of this.ownedStreams) store?.dropStream?.(streamId);
+    if (this.clustered && this.id !== undefined) store?.dropStream?.(sessionStreamId(this.id));
     this.byStream.clear();
     if (this.standalone) {
-      this.options.eventStore?.dropStream?.(this.standalone.streamId);
+      store?.dropStream?.(this.standalone.streamId);
       await this.standalone.end();
     }
     this.sink?.closed();
@@ -254,10 +318,32 @@ export class HttpSession implements Transport {
    * its own queue, so a broadcast to many sessions is not held up by one slow reader.
    */
   private unrelated(message: JSONRPCMessage): Promise<void> | undefined {
+    const cluster = this.options.cluster;
+    if (cluster && this.id !== undefined) {
+      // Into the session's stream, which whichever node holds its GET stream relays.
+      return cluster.events.storeEvent(sessionStreamId(this.id), message).then(
+        () => undefined,
+        (error: Error) =>
+          this.options.onOverflow?.(`A message for session stream was not stored: ${error.message}`),
+      );
+    }
     if (this.standalone && !this.standalone.isEnded) return this.standalone.write(message);
     if (this.outbox.length >= OUTBOX_LIMIT) this.outbox.shift();
     this.outbox.push(message);
     return undefined;
+  }
+
+  /** A connection relaying one of this session's streams from the cluster's store. */
+  private relay(reply: FastifyReply): StreamRelay {
+    const relay = new StreamRelay(reply, {
+      retryMs: this.options.retryMs,
+      keepAliveMs: this.options.keepAliveMs,
+      maxQueuedBytes: this.options.maxQueuedBytes,
+      onOverflow: this.options.onOverflow,
+    });
+    this.relays.add(relay);
+    relay.onClose(() => this.relays.delete(relay));
+    return relay;
   }
 
   /** The POST a batch answer belongs to: the one carrying any of the requests it answers. */

@@ -19,8 +19,13 @@ export interface GantryMcpOptions {
   sessions?: {
     /** A session unused this long is closed. Default 30 minutes. */
     idleTimeoutMs?: number;
-    /** More sessions than this are refused with 503. Default 10 000. */
+    /** More sessions than this are refused with 503 (in a cluster: in the whole cluster). Default 10 000. */
     max?: number;
+    /**
+     * In a cluster: how long this node keeps its replica of a session that is idle here (the
+     * session lives on in the cluster's store, and any node serves its next request). Default 30 s.
+     */
+    replicaIdleMs?: number;
   };
   /** Event store for `Last-Event-ID` resumption; `false` turns resumption off. Default in memory, bounded. */
   eventStore?: EventStore | false;
@@ -69,6 +74,7 @@ export interface ResolvedOptions {
   readonly responseMode: ResponseMode;
   readonly idleTimeoutMs: number;
   readonly maxSessions: number;
+  readonly replicaIdleMs: number;
   readonly eventStore: EventStore | undefined;
   readonly retryMs: number;
   readonly keepAliveMs: number;

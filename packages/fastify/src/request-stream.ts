@@ -164,7 +164,7 @@ export class RequestStream {
   }
 
   private upgrade(): void {
-    const writer = new SseWriter(this.options.newStreamId(), this.options.sse);
+    const writer = new SseWriter(this.options.newStreamId(), { ...this.options.sse, requestIds: this.ids });
     writer.attach(openSseResponse(this.reply), this.options.prime ?? true);
     this.sse = writer;
     this.options.onSse?.(writer, this);

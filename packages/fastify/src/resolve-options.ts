@@ -119,6 +119,7 @@ export function resolveOptions(
     responseMode,
     idleTimeoutMs: positive(options.sessions?.idleTimeoutMs, 'sessions.idleTimeoutMs', 30 * 60_000),
     maxSessions: positive(options.sessions?.max, 'sessions.max', 10_000),
+    replicaIdleMs: positive(options.sessions?.replicaIdleMs, 'sessions.replicaIdleMs', 30_000),
     eventStore: options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore()),
     retryMs: positive(options.sse?.retryMs, 'sse.retryMs', 1000, true),
     keepAliveMs: positive(options.sse?.keepAliveMs, 'sse.keepAliveMs', 25_000, true),

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { JSONRPCMessage } from '@gantry/protocol';
+import type { JSONRPCMessage, RequestId } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
 
@@ -62,6 +62,8 @@ export interface SseWriterOptions {
   maxQueuedBytes: number;
   /** Told why, when a connection is closed because its client does not read. */
   onOverflow?: (reason: string) => void;
+  /** The requests a POST's stream answers, stored with its priming event (see `EventStore.storeEvent`). */
+  requestIds?: readonly RequestId[];
 }
 
 /**
@@ -196,7 +198,15 @@ export class SseWriter {
   end(): Promise<void> {
     if (this.ended) return this.tail;
     this.ended = true;
-    this.tail = this.tail.then(() => this.detach());
+    this.tail = this.tail.then(() => {
+      this.detach();
+      // Every event is stored by now: nodes following the stream may end their connections.
+      this.options.eventStore
+        ?.endStream?.(this.streamId)
+        .catch((error: Error) =>
+          this.options.onOverflow?.(`SSE stream ${this.streamId}: its end was not stored (${error.message})`),
+        );
+    });
     return this.tail;
   }
 
@@ -213,7 +223,10 @@ export class SseWriter {
       return;
     }
     this.tail = this.tail.then(async () => {
-      const id = await store.storeEvent(this.streamId, null);
+      const requestIds = this.options.requestIds;
+      const id = await (requestIds
+        ? store.storeEvent(this.streamId, null, { requestIds })
+        : store.storeEvent(this.streamId, null));
       this.lastEventId = id;
       this.raw(sseEvent({ id, retry: this.options.retryMs, data: '' }));
     });

@@ -10,7 +10,9 @@ import {
 } from '@gantry/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, endpointUrls, InsufficientScopeError, insufficientScopeOutcome } from '../auth';
+import { ClusterSessions, ClusterUnavailableError } from '../cluster/cluster-sessions';
 import { sendError } from '../errors';
+import { InMemoryEventStore } from '../event-store';
 import { HttpSession, type HttpSessionOptions } from '../http-session';
 import type { ResolvedOptions } from '../options';
 import { authOf, setAuth } from '../request-auth';
@@ -34,6 +36,8 @@ export type StepUp = (error: { message: string; data?: unknown }) => boolean;
  */
 export class EndpointContext {
   readonly sessions: SessionStore;
+  /** Set when the app has a cluster: the session era's sessions live in it. */
+  readonly cluster?: ClusterSessions;
   readonly exchanges: StatelessExchanges;
   /** Open legacy HTTP+SSE connections, once their endpoints are registered. */
   legacy: { readonly size: number } = { size: 0 };
@@ -46,14 +50,28 @@ export class EndpointContext {
     readonly mcpPath: string,
   ) {
     this.sessions = new SessionStore(options.idleTimeoutMs);
+    const cluster = options.mode === 'stateless' ? undefined : host.cluster;
+    // A cluster's streams live in its store, unless the endpoint was given a shared store of its own.
+    const clusterEvents =
+      cluster && (options.eventStore === undefined || options.eventStore instanceof InMemoryEventStore)
+        ? cluster.link.events
+        : undefined;
     this.sessionOptions = {
       responseMode: options.responseMode,
-      eventStore: options.eventStore,
+      eventStore: clusterEvents ?? options.eventStore,
+      cluster: cluster && { events: clusterEvents ?? cluster.link.events },
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
       maxQueuedBytes: options.maxQueuedBytes,
       onOverflow: (reason) => host.logger.warn(reason),
     };
+    if (cluster) {
+      this.cluster = new ClusterSessions(
+        cluster,
+        (id, auth, principal, replica) => this.openReplica(id, auth, principal, replica),
+        { ttlMs: options.idleTimeoutMs, max: options.maxSessions, replicaIdleMs: options.replicaIdleMs },
+      );
+    }
     this.exchanges = new StatelessExchanges(host, {
       responseMode: options.responseMode,
       // Stateless era: no event ids, no resumption, nothing kept once the POST is answered.
@@ -102,8 +120,35 @@ export class EndpointContext {
     return session;
   }
 
+  /** This node's replica of a cluster-wide session. */
+  private async openReplica(
+    id: string,
+    auth: AuthInfo | undefined,
+    principal: string | undefined,
+    replica: Parameters<ConstructorParameters<typeof ClusterSessions>[1]>[3],
+  ): Promise<HttpSession> {
+    const session = new HttpSession(id, principal, auth, this.sessionOptions);
+    session.connection = await this.host.connect(session, {
+      auth,
+      streams: session,
+      replica: { id, principal, record: replica.record, save: replica.save },
+    });
+    return session;
+  }
+
+  /** 503 with `Retry-After`: the cluster's store is down; the node recovers by itself when it returns. */
+  unavailable(reply: FastifyReply, error: ClusterUnavailableError): FastifyReply {
+    reply.header('retry-after', '2');
+    return sendError(
+      reply,
+      503,
+      ErrorCode.InternalError,
+      `Service Unavailable: ${error.message}; session-era requests are refused until it returns (the 2026-07-28 stateless era keeps working)`,
+    );
+  }
+
   /** The session a request names, or an error already sent. */
-  findSession(request: FastifyRequest, reply: FastifyReply): HttpSession | undefined {
+  async findSession(request: FastifyRequest, reply: FastifyReply): Promise<HttpSession | undefined> {
     const id = header(request, 'mcp-session-id');
     if (id === undefined) {
       sendError(
@@ -114,7 +159,18 @@ export class EndpointContext {
       );
       return undefined;
     }
-    const session = this.sessions.get(id);
+    let session: HttpSession | undefined;
+    if (this.cluster) {
+      try {
+        session = await this.cluster.find(id, principalOf(authOf(request)));
+      } catch (error) {
+        if (error instanceof ClusterUnavailableError) {
+          this.unavailable(reply, error);
+          return undefined;
+        }
+        throw error;
+      }
+    } else session = this.sessions.get(id);
     // A token of another principal gets the same answer as an unknown session: nothing leaks.
     if (!session || session.isClosed || session.principal !== principalOf(authOf(request))) {
       sendError(
@@ -175,5 +231,6 @@ export class EndpointContext {
     // Listen streams end with their final result first (a graceful end, not a disconnect).
     await this.exchanges.close();
     await this.sessions.closeAll();
+    await this.cluster?.closeAll();
   }
 }

@@ -23,7 +23,7 @@ export function registerGet(fastify: FastifyInstance, context: EndpointContext):
           'Not Acceptable: the Accept header must list text/event-stream',
         );
       }
-      const session = context.findSession(request, reply);
+      const session = await context.findSession(request, reply);
       if (!session) return reply;
       session.lastSeen = Date.now();
       const lastEventId = header(request, 'last-event-id');
@@ -36,7 +36,7 @@ export function registerGet(fastify: FastifyInstance, context: EndpointContext):
           `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId)} is unknown or expired`,
         );
       }
-      if (!session.openStandalone(reply)) {
+      if (!(await session.openStandalone(reply))) {
         return sendError(
           reply,
           409,

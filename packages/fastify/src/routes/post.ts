@@ -1,11 +1,15 @@
 import {
+  cancelledRequestIdOf,
   classifyMessage,
   ErrorCode,
   isStatelessVersion,
+  type JSONRPCMessage,
   type JSONRPCRequest,
+  principalOf,
   type RequestId,
 } from '@gantry/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ClusterUnavailableError } from '../cluster/cluster-sessions';
 import { sendError } from '../errors';
 import { type HttpSession, newId } from '../http-session';
 import { authOf } from '../request-auth';
@@ -109,6 +113,10 @@ async function postSession(
         : { sessionless: { protocolVersion: version ?? '2025-03-26', reason: STATELESS_REASON } },
     );
     reply.raw.on('close', () => void session.close());
+  } else if (initialize && context.cluster) {
+    const opened = await openClusterSession(context, request, reply);
+    if (!opened) return reply;
+    session = opened;
   } else if (initialize) {
     // Legacy HTTP+SSE connections count too (the `sessions.max` option).
     if (context.sessions.size + context.legacy.size >= options.maxSessions) {
@@ -124,7 +132,7 @@ async function postSession(
     context.sessions.add(id, session);
     reply.header('mcp-session-id', id);
   } else {
-    const found = context.findSession(request, reply);
+    const found = await context.findSession(request, reply);
     if (!found) return reply;
     session = found;
     // Same principal (checked above), but maybe a refreshed or stepped-up token.
@@ -139,12 +147,87 @@ async function postSession(
       'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
     );
   }
+  if (session.clustered && routedElsewhere(context, session, messages)) return reply.code(202).send();
   const stream = session.post(body, requestIds, reply, {
     stepUp: context.stepUpFor(request, reply),
     answered,
   });
   if (!stream) return reply.code(202).send();
   return reply;
+}
+
+/** 503 for a full cluster, as for a full node (the `sessions.max` option holds cluster-wide). */
+function atLimit(context: EndpointContext, reply: FastifyReply): FastifyReply {
+  return sendError(
+    reply,
+    503,
+    ErrorCode.InternalError,
+    `Service Unavailable: the server is at its limit of ${context.options.maxSessions} sessions; try again later`,
+  );
+}
+
+/** A new cluster-wide session for `initialize`, or an error already sent. */
+async function openClusterSession(
+  context: EndpointContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<HttpSession | undefined> {
+  const cluster = context.cluster as NonNullable<EndpointContext['cluster']>;
+  let session: HttpSession | undefined;
+  try {
+    session = await cluster.create(authOf(request), principalOf(authOf(request)));
+  } catch (error) {
+    if (error instanceof ClusterUnavailableError) {
+      context.unavailable(reply, error);
+      return undefined;
+    }
+    throw error;
+  }
+  if (!session) {
+    atLimit(context, reply);
+    return undefined;
+  }
+  reply.header('mcp-session-id', session.id);
+  return session;
+}
+
+/**
+ * In a cluster, client messages another node must handle go through the bus: the answer to a
+ * request a node sent (its id names that node, `n:<node>:<seq>`), and cancellations, which
+ * every node hears (the request may run anywhere). True when nothing is left for this node.
+ */
+function routedElsewhere(
+  context: EndpointContext,
+  session: HttpSession,
+  messages: readonly unknown[],
+): boolean {
+  const link = context.host.cluster?.link;
+  if (!link || session.id === undefined) return false;
+  let local = false;
+  for (const message of messages) {
+    const id = (message as { id?: unknown }).id;
+    const isAnswer = message !== null && typeof message === 'object' && !('method' in message);
+    const node =
+      isAnswer && typeof id === 'string' && id.startsWith('n:') ? id.slice(2, id.indexOf(':', 2)) : undefined;
+    if (node !== undefined && node !== link.nodeId) {
+      void link
+        .publish({
+          kind: 'client-message',
+          sessionId: session.id,
+          nodeId: node,
+          message: message as JSONRPCMessage,
+        })
+        .catch((error) => context.host.logger.warn('An answer for another node was not forwarded:', error));
+      continue;
+    }
+    local = true;
+    if (cancelledRequestIdOf(message) !== undefined) {
+      void link
+        .publish({ kind: 'client-message', sessionId: session.id, message: message as JSONRPCMessage })
+        .catch((error) => context.host.logger.warn('A cancellation was not forwarded:', error));
+    }
+  }
+  return !local;
 }
 
 /** `POST <path>`: every client message, of either era. */
