@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Some integration tests need programs from the distribution rather than npm: the MCP Apps
 // browser test (packages/fastify/test/browser) drives Debian's Chromium through playwright-core,
-// which downloads no browser of its own, and the @gantry/redis tests run a real redis-server.
+// which downloads no browser of its own, the @gantry/redis tests run a real redis-server, and
+// the cluster tests (packages/redis/test/nginx.int.spec.ts) put Gantry nodes behind a real nginx.
 // `npm test` runs this first: whatever is missing is installed in one apt-get call when it can
 // be (root with apt-get), so `npm ci && npm test` stays the one command on a fresh machine;
 // otherwise it says what to install, and the tests that need it fail naming it too.
@@ -26,6 +27,12 @@ const needs = [
     path: process.env.REDIS_SERVER_PATH ?? 'redis-server',
     env: 'REDIS_SERVER_PATH',
     usedBy: 'the @gantry/redis tests',
+  },
+  {
+    pkg: 'nginx',
+    path: process.env.NGINX_PATH ?? '/usr/sbin/nginx',
+    env: 'NGINX_PATH',
+    usedBy: 'the cluster tests',
   },
 ];
 

@@ -18,7 +18,7 @@ export interface RedisServer {
 }
 
 /** A loopback port that was free a moment ago. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
