@@ -1,2 +1,7 @@
+export type { RedisClusterOptions } from './cluster-options';
+export { type ClusterEventStoreContext, RedisClusterEventStore } from './cluster-event-store';
 export type { RedisConnection, RedisEventStoreOptions } from './options';
+export { RedisCluster, redisCluster } from './redis-cluster';
 export { RedisEventStore, redisEventStore } from './redis-event-store';
+export { RedisSessionStore } from './redis-session-store';
+export type { RedisStreamFollower } from './stream-follower';
