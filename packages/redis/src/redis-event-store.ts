@@ -17,18 +17,20 @@ type AppendCommand = (
   maxEvents: number,
   maxBytes: number,
   ttlMs: number,
+  ...cluster: string[]
 ) => Promise<number>;
 
-type Entry = [id: string, fields: string[]];
+/** A stream entry as XRANGE returns it. */
+export type Entry = [id: string, fields: string[]];
 
 /** The message JSON of a stream entry ('' for a priming event). */
-function messageOf(fields: string[]): string {
+export function messageOf(fields: string[]): string {
   for (let i = 0; i < fields.length; i += 2) if (fields[i] === 'm') return fields[i + 1];
   return '';
 }
 
 /** The sequence number of an entry id `0-<seq>`. */
-function seqOf(entryId: string): number {
+export function seqOf(entryId: string): number {
   return Number(entryId.slice(entryId.indexOf('-') + 1));
 }
 
@@ -43,8 +45,8 @@ function seqOf(entryId: string): number {
  * trimming by count and by bytes, and refreshing the TTL happen in one Lua script.
  */
 export class RedisEventStore {
-  private readonly options: ResolvedRedisEventStoreOptions;
-  private readonly append: AppendCommand;
+  protected readonly options: ResolvedRedisEventStoreOptions;
+  protected readonly append: AppendCommand;
 
   constructor(options: RedisEventStoreOptions) {
     this.options = resolveOptions(options);
@@ -133,11 +135,11 @@ export class RedisEventStore {
     await ended;
   }
 
-  private streamKey(streamId: string): string {
+  protected streamKey(streamId: string): string {
     return `${this.options.prefix}{${streamId}}`;
   }
 
-  private metaKey(streamId: string): string {
+  protected metaKey(streamId: string): string {
     return `${this.options.prefix}{${streamId}}:meta`;
   }
 }

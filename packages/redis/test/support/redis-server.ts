@@ -15,6 +15,10 @@ export interface RedisServer {
   readonly url: string;
   /** Stops the server (SIGTERM) and waits for it to exit. */
   stop(): Promise<void>;
+  /** Stops the process (SIGTERM), keeping the port and directory for `restart()`. */
+  kill(): Promise<void>;
+  /** A new, empty server on the same port (the old one stopped first if it still runs). */
+  restart(): Promise<void>;
 }
 
 /** A loopback port that was free a moment ago. */
@@ -65,9 +69,8 @@ function ready(child: ChildProcess, binary: string, port: number): Promise<void>
   });
 }
 
-async function startOnce(binary: string): Promise<RedisServer> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'gantry-redis-'));
+/** Spawns redis-server on `port` and resolves once it is ready. */
+async function spawnServer(binary: string, port: number, dir: string): Promise<ChildProcess> {
   const args = [
     '--port',
     String(port),
@@ -81,24 +84,43 @@ async function startOnce(binary: string): Promise<RedisServer> {
     dir,
   ];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await ready(child, binary, port);
+  // Keep draining its log so a full pipe never blocks it.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function startOnce(binary: string): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-redis-'));
+  let child: ChildProcess;
   try {
-    await ready(child, binary, port);
+    child = await spawnServer(binary, port, dir);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  // Keep draining its log so a full pipe never blocks it.
-  child.stdout?.resume();
-  child.stderr?.resume();
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    async kill() {
+      await kill(child);
+    },
+    async restart() {
+      await kill(child);
+      child = await spawnServer(binary, port, dir);
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await kill(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
