@@ -14,7 +14,7 @@ interface Arguments {
   port: number;
   /** `--redis` / `REDIS_URL`: keep the notes in this Redis and run as one node of a cluster. */
   redis?: string;
-  /** `--state-key` / `GANTRY_STATE_KEY`: the key the cluster protects request state with. */
+  /** `--state-key` / `GANTRY_STATE_KEY`: given to the cluster as its `requestStateKey`. */
   stateKey?: string;
 }
 

@@ -85,6 +85,9 @@ export class RedisNotesStore implements NotesStore, OnModuleInit, OnApplicationS
   readonly location: string;
   private readonly ownsClient: boolean;
   private readonly commands: Commands;
+  private connected = false;
+  /** Why the first connection failed (ioredis only says "Connection is closed"). */
+  private connectError?: Error;
 
   constructor(options: RedisNotesStoreOptions) {
     const prefix = options.prefix ?? 'notes:';
@@ -101,8 +104,20 @@ export class RedisNotesStore implements NotesStore, OnModuleInit, OnApplicationS
         );
       }
       // Connected in onModuleInit, so that an unreachable Redis fails the start instead of
-      // queueing every request until ioredis gives up.
-      this.redis = new Redis(options.redis, { lazyConnect: true });
+      // queueing every request until ioredis gives up: no retries until the first connection
+      // is up, then reconnects after 0.1 s, 0.2 s, … up to 2 s apart.
+      const client = new Redis(options.redis, {
+        lazyConnect: true,
+        retryStrategy: (attempt) => (this.connected ? Math.min(attempt * 100, 2000) : null),
+      });
+      client.once('ready', () => {
+        this.connected = true;
+      });
+      client.on('error', (error: Error) => {
+        if (this.connected) process.stderr.write(`gantry-notes: ${this.location}: ${error.message}\n`);
+        else this.connectError = error;
+      });
+      this.redis = client;
       this.ownsClient = true;
       this.location = `Redis at ${redactedUrl(options.redis)}`;
     } else {
@@ -122,10 +137,8 @@ export class RedisNotesStore implements NotesStore, OnModuleInit, OnApplicationS
     try {
       await this.redis.connect();
     } catch (error) {
-      this.redis.disconnect();
-      throw new Error(`notes store: cannot reach ${this.location}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      const reason = this.connectError ?? (error as Error);
+      throw new Error(`notes store: cannot reach ${this.location}: ${reason.message}`, { cause: reason });
     }
   }
 
