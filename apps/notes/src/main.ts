@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import { GantryFactory, stdio } from '@gantry/core';
+import { GantryFactory, type GantryServerOptions, stdio } from '@gantry/core';
 import { http } from '@gantry/fastify';
 import { attachWebSocket, websocket } from '@gantry/ws';
 import { AppModule } from './app.module';
@@ -12,23 +12,52 @@ interface Arguments {
   ws: boolean;
   host: string;
   port: number;
+  /** `--redis` / `REDIS_URL`: keep the notes in this Redis and run as one node of a cluster. */
+  redis?: string;
+  /** `--state-key` / `GANTRY_STATE_KEY`: given to the cluster as its `requestStateKey`. */
+  stateKey?: string;
 }
 
-const USAGE = 'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000]';
+const USAGE =
+  'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000] [--redis redis://host:6379] [--state-key KEY]';
+
+/** A `redis://` or `rediss://` URL, or an error naming where the value came from. */
+function redisUrl(value: string, from: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^rediss?:$/.test(parsed.protocol) || parsed.hostname === '') {
+    throw new Error(`${from} needs a redis:// or rediss:// URL, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
 
 /**
  * No flag: stdio. `--http`: Streamable HTTP at /mcp. `--ws`: WebSocket at /mcp on its own
  * port. Both: one port, Streamable HTTP and WebSocket side by side at /mcp. `--host` or
- * `--port` alone mean `--http`.
+ * `--port` alone mean `--http`. `--redis` (or `REDIS_URL`) keeps the notes in Redis instead of
+ * `NOTES_DIR`; `--state-key` (or `GANTRY_STATE_KEY`) goes with it. Flags win over the environment.
  */
-function parseArguments(argv: string[]): Arguments {
+function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Arguments {
   const args: Arguments = { http: false, ws: false, host: '127.0.0.1', port: 3000 };
   let addressGiven = false;
+  let stateKeyFlag = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--http') args.http = true;
     else if (arg === '--ws') args.ws = true;
-    else if (arg === '--port' || arg === '--host') {
+    else if (arg === '--redis' || arg === '--state-key') {
+      const value = argv[++i];
+      if (arg === '--redis') args.redis = redisUrl(value ?? '', '--redis');
+      else {
+        if (value === undefined || value === '') throw new Error('--state-key needs a value');
+        args.stateKey = value;
+        stateKeyFlag = true;
+      }
+    } else if (arg === '--port' || arg === '--host') {
       const value = argv[++i];
       if (value === undefined) throw new Error(`${arg} needs a value`);
       if (arg === '--host') args.host = value;
@@ -41,18 +70,37 @@ function parseArguments(argv: string[]): Arguments {
     } else throw new Error(`unknown argument ${arg}; ${USAGE}`);
   }
   if (addressGiven && !args.ws) args.http = true;
+  if (args.redis === undefined && env.REDIS_URL) args.redis = redisUrl(env.REDIS_URL, 'REDIS_URL');
+  if (args.stateKey === undefined && env.GANTRY_STATE_KEY) args.stateKey = env.GANTRY_STATE_KEY;
+  if (stateKeyFlag && args.redis === undefined) {
+    throw new Error('--state-key is only used with --redis (or REDIS_URL)');
+  }
   return args;
 }
 
+/**
+ * What `GantryFactory.create` gets to run this process as one node of a cluster: nothing
+ * without `--redis`; with it, the nodes share sessions and streams through the same Redis
+ * (`url` = `args.redis`, `requestStateKey` = `args.stateKey`).
+ */
+function clusterOptions(args: Arguments): Partial<GantryServerOptions> {
+  if (args.redis === undefined) return {};
+  return {
+    // TODO(lead): cluster: redisCluster({ url, requestStateKey })
+  };
+}
+
 async function main(): Promise<void> {
-  const args = parseArguments(process.argv.slice(2));
-  const app = await GantryFactory.create(AppModule, {
+  const args = parseArguments(process.argv.slice(2), process.env);
+  const root = args.redis === undefined ? AppModule : AppModule.forRoot({ redis: { url: args.redis } });
+  const app = await GantryFactory.create(root, {
     name: 'gantry-notes',
     title: 'Gantry Notes',
     version: '0.1.0',
     instructions: 'A personal notes store. Search before creating, to avoid duplicates.',
+    ...clusterOptions(args),
   });
-  const store = app.get(NotesRepository).file;
+  const store = app.get(NotesRepository).location;
   const entry = resolve(__dirname, 'main.js');
   if (args.http) {
     const listener = http({ host: args.host, port: args.port, onListening: () => {} });

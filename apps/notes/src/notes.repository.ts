@@ -1,97 +1,63 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@gantry/core';
-import { JsonFileStore } from './json-file-store';
+import { Inject, Injectable } from '@gantry/core';
+import { JsonFileNotesStore } from './json-notes.store';
+import { NOTES_STORE, type Note, type NoteStatus, type NotesStore } from './notes.store';
+
+export { NOTE_STATUSES, type Note, type NoteStatus } from './notes.store';
 
 /** The directory holding `notes.json`: `$NOTES_DIR`, or `./data`. Several server processes may share it. */
 export const NOTES_DIR = Symbol('NOTES_DIR');
 
-/** Where a note stands on the board view (`ui://notes/board`). */
-export type NoteStatus = 'todo' | 'doing' | 'done';
-export const NOTE_STATUSES: readonly NoteStatus[] = ['todo', 'doing', 'done'];
-
-export interface Note {
-  id: string;
-  title: string;
-  body: string;
-  tags: string[];
-  /** Absent in files written before the board existed: read as `todo`. */
-  status?: NoteStatus;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface NotesFile {
-  version: 1;
-  notes: Note[];
-}
+/** Ids that are taken when a new note is created are drawn again, at most this many times. */
+const ID_ATTEMPTS = 5;
 
 /**
- * Notes kept in one JSON file, which several server processes may share (an MCP host starts
- * one stdio server per session, all on the same `NOTES_DIR`): every change is made under a
- * cross-process lock on the latest version of the file, and reads see other processes' changes.
+ * The notes, whichever {@link NotesStore} keeps them (`NOTES_STORE`: the JSON file under
+ * `NOTES_DIR` by default, or Redis). It gives notes their ids and times and does the searching;
+ * the store makes each change atomically, so several server processes can share it.
  */
 @Injectable()
-export class NotesRepository implements OnModuleInit, OnApplicationShutdown {
-  private readonly store: JsonFileStore<NotesFile>;
+export class NotesRepository {
+  constructor(@Inject(NOTES_STORE) private readonly store: NotesStore) {}
 
-  constructor(@Inject(NOTES_DIR) dir: string) {
-    this.store = new JsonFileStore({
-      path: join(dir, 'notes.json'),
-      empty: () => ({ version: 1, notes: [] }),
-      name: 'notes store',
-    });
+  /** The JSON file holding the notes; undefined when they are not kept in a file (Redis). */
+  get file(): string | undefined {
+    return this.store instanceof JsonFileNotesStore ? this.store.file : undefined;
   }
 
-  get file(): string {
-    return this.store.path;
-  }
-
-  /** Clears what a server killed in the middle of a write left behind. */
-  async onModuleInit(): Promise<void> {
-    try {
-      await this.store.removeStaleTempFiles();
-    } catch (error) {
-      // Not fatal: the store may still be usable, and every later failure is reported.
-      process.stderr.write(
-        `gantry-notes: could not remove stale temporary files next to ${this.file}: ${(error as Error).message}\n`,
-      );
-    }
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.store.close();
+  /** Where the notes are, for the server's own banner and logs (a path, or `Redis at <url>`). */
+  get location(): string {
+    return this.store.location;
   }
 
   async create(input: { title: string; body: string; tags?: string[] }): Promise<Note> {
-    const now = new Date().toISOString();
-    const note: Note = {
-      id: randomUUID().slice(0, 8),
-      title: input.title,
-      body: input.body,
-      tags: [...new Set(input.tags ?? [])],
-      createdAt: now,
-      updatedAt: now,
-    };
-    await this.store.update((data) => {
-      data.notes.push(note);
-      return true;
-    });
-    return note;
+    for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
+      const now = new Date().toISOString();
+      const note: Note = {
+        id: randomUUID().slice(0, 8),
+        title: input.title,
+        body: input.body,
+        tags: [...new Set(input.tags ?? [])],
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (await this.store.insert(note)) return note;
+    }
+    throw new Error(`Could not find a free note id in ${ID_ATTEMPTS} attempts`);
   }
 
-  async get(id: string): Promise<Note | undefined> {
-    return (await this.store.read()).notes.find((note) => note.id === id);
+  get(id: string): Promise<Note | undefined> {
+    return this.store.get(id);
   }
 
-  async all(): Promise<Note[]> {
-    return [...(await this.store.read()).notes];
+  all(): Promise<Note[]> {
+    return this.store.all();
   }
 
   /** Notes whose title, body or tags contain every word of `query` (case-insensitive), newest first. */
   async search(query: string, options: { tag?: string; limit: number }): Promise<Note[]> {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    const found = (await this.store.read()).notes.filter((note) => {
+    const found = (await this.store.all()).filter((note) => {
       if (options.tag && !note.tags.includes(options.tag)) return false;
       const haystack = `${note.title}\n${note.body}\n${note.tags.join(' ')}`.toLowerCase();
       return words.every((word) => haystack.includes(word));
@@ -100,28 +66,11 @@ export class NotesRepository implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Moves a note on the board; the note, or undefined when there is none with `id`. */
-  async setStatus(id: string, status: NoteStatus): Promise<Note | undefined> {
-    let moved: Note | undefined;
-    await this.store.update((data) => {
-      const note = data.notes.find((candidate) => candidate.id === id);
-      if (!note) return false;
-      note.status = status;
-      note.updatedAt = new Date().toISOString();
-      moved = { ...note };
-      return true;
-    });
-    return moved;
+  setStatus(id: string, status: NoteStatus): Promise<Note | undefined> {
+    return this.store.setStatus(id, status, new Date().toISOString());
   }
 
-  async delete(id: string): Promise<boolean> {
-    let deleted = false;
-    await this.store.update((data) => {
-      const index = data.notes.findIndex((note) => note.id === id);
-      if (index === -1) return false;
-      data.notes.splice(index, 1);
-      deleted = true;
-      return true;
-    });
-    return deleted;
+  delete(id: string): Promise<boolean> {
+    return this.store.delete(id);
   }
 }
