@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { GantryFactory, type GantryServerOptions, stdio } from '@gantry/core';
 import { http } from '@gantry/fastify';
+import { redisCluster } from '@gantry/redis';
 import { attachWebSocket, websocket } from '@gantry/ws';
 import { AppModule } from './app.module';
 import { NotesRepository } from './notes.repository';
@@ -85,9 +86,7 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Arguments {
  */
 function clusterOptions(args: Arguments): Partial<GantryServerOptions> {
   if (args.redis === undefined) return {};
-  return {
-    // TODO(lead): cluster: redisCluster({ url, requestStateKey })
-  };
+  return { cluster: redisCluster({ url: args.redis, requestStateKey: args.stateKey }) };
 }
 
 async function main(): Promise<void> {

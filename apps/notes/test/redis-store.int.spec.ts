@@ -420,7 +420,7 @@ describe('the built server with --redis', () => {
   });
 
   it('says where the notes are in its banner', async () => {
-    const proc = run(['--http', '--port', '0'], { REDIS_URL: server.url });
+    const proc = run(['--http', '--port', '0'], { REDIS_URL: server.url, GANTRY_STATE_KEY: 'e'.repeat(32) });
     const [banner] = await stderrUntil(proc, /serving MCP on \S+ \([^)]*\)/);
     expect(banner).toContain(`(notes in Redis at ${server.url})`);
   });
@@ -434,6 +434,12 @@ describe('the built server with --redis', () => {
     [['--redis'], {}, '--redis needs a redis:// or rediss:// URL, got ""'],
     [[], { REDIS_URL: 'localhost' }, 'REDIS_URL needs a redis:// or rediss:// URL, got "localhost"'],
     [['--state-key', 'k'], {}, '--state-key is only used with --redis (or REDIS_URL)'],
+    // Several nodes must verify each other's requestState: a cluster without a shared key is refused.
+    [
+      ['--redis', 'redis://127.0.0.1:1'],
+      {},
+      'A cluster needs one requestState key shared by every node: set GANTRY_STATE_KEY, or pass stateless.requestStateKey (or requestStateKey to the cluster), at least 32 bytes',
+    ],
   ])('exits non-zero on %j %j', async (args, env, message) => {
     const { code, stderr } = await outcome(run(['--http', '--port', '0', ...args], env));
     expect(code).toBe(1);
@@ -442,7 +448,9 @@ describe('the built server with --redis', () => {
 
   it('exits non-zero, naming the URL, when Redis cannot be reached', async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
-    const { code, stderr } = await outcome(run(['--http', '--port', '0', '--redis', url]));
+    const { code, stderr } = await outcome(
+      run(['--http', '--port', '0', '--redis', url, '--state-key', 'k'.repeat(32)]),
+    );
     expect(code).toBe(1);
     expect(stderr).toBe(
       `gantry-notes failed to start: notes store: cannot reach Redis at ${url}: connect ECONNREFUSED ${url.slice('redis://'.length)}\n`,
