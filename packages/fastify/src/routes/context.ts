@@ -51,15 +51,16 @@ export class EndpointContext {
   ) {
     this.sessions = new SessionStore(options.idleTimeoutMs);
     const cluster = options.mode === 'stateless' ? undefined : host.cluster;
-    // A cluster's streams live in its store, unless the endpoint was given a shared store of its own.
-    const clusterEvents =
-      cluster && (options.eventStore === undefined || options.eventStore instanceof InMemoryEventStore)
-        ? cluster.link.events
-        : undefined;
+    // A cluster's streams live in its store: every node must read what any node wrote.
+    if (cluster && !(options.eventStore instanceof InMemoryEventStore)) {
+      host.logger.warn(
+        'gantryMcp: the eventStore option is ignored in a cluster: streams live in the cluster link\'s store, which every node reads',
+      );
+    }
     this.sessionOptions = {
       responseMode: options.responseMode,
-      eventStore: clusterEvents ?? options.eventStore,
-      cluster: cluster && { events: clusterEvents ?? cluster.link.events },
+      eventStore: cluster ? cluster.link.events : options.eventStore,
+      cluster: cluster && { events: cluster.link.events },
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
       maxQueuedBytes: options.maxQueuedBytes,
