@@ -1,5 +1,5 @@
-export type { RedisClusterOptions } from './cluster-options';
 export { type ClusterEventStoreContext, RedisClusterEventStore } from './cluster-event-store';
+export type { RedisClusterOptions } from './cluster-options';
 export type { RedisConnection, RedisEventStoreOptions } from './options';
 export { RedisCluster, redisCluster } from './redis-cluster';
 export { RedisEventStore, redisEventStore } from './redis-event-store';

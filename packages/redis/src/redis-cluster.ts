@@ -2,7 +2,12 @@ import type { ClusterLink, ClusterMessage, ClusterReceiver } from '@gantry/core'
 import { type Cluster, Redis } from 'ioredis';
 import { ChannelHub } from './channel-hub';
 import { RedisClusterEventStore } from './cluster-event-store';
-import { type RedisClusterOptions, type ResolvedClusterOptions, redactUrl, resolveClusterOptions } from './cluster-options';
+import {
+  type RedisClusterOptions,
+  type ResolvedClusterOptions,
+  redactUrl,
+  resolveClusterOptions,
+} from './cluster-options';
 import type { RedisConnection } from './options';
 import { RedisSessionStore } from './redis-session-store';
 
@@ -51,13 +56,16 @@ function whenReady(client: RedisConnection, timeoutMs: number): Promise<void> {
 async function shut(client: RedisConnection): Promise<void> {
   if (client.status === 'end') return;
   if (client.status === 'ready') {
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
     try {
       await client.quit();
+      await ended;
       return;
     } catch {
       // Fall through: the connection is going anyway.
     }
   }
+  // Also cancels a pending reconnection (the status may then stay 'reconnecting', with no timer).
   client.disconnect();
 }
 
@@ -92,7 +100,8 @@ export class RedisCluster implements ClusterLink {
     // A command fails at once while Redis is down (the HTTP layer answers 503) instead of
     // queueing; reconnection stays on, so the node recovers by itself.
     this.redis =
-      redis ?? new Redis(url as string, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+      redis ??
+      new Redis(url as string, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
     // The subscriber is always the link's own connection (a connection in subscriber mode takes no commands).
     this.subscriber = this.redis.isCluster
       ? (this.redis as Cluster).duplicate(undefined, { lazyConnect: true })
@@ -127,7 +136,10 @@ export class RedisCluster implements ClusterLink {
     this.receiver = receiver;
     const { connectTimeoutMs } = this.options;
     try {
-      await Promise.all([whenReady(this.redis, connectTimeoutMs), whenReady(this.subscriber, connectTimeoutMs)]);
+      await Promise.all([
+        whenReady(this.redis, connectTimeoutMs),
+        whenReady(this.subscriber, connectTimeoutMs),
+      ]);
       await this.hub.add(this.busChannel, (text) => this.onBus(text));
       await this.beat();
     } catch (error) {
@@ -162,6 +174,7 @@ export class RedisCluster implements ClusterLink {
   private async shutDown(): Promise<void> {
     clearInterval(this.heartbeat);
     this.receiver = undefined;
+    this.events.stopFollowers();
     if (this.available) {
       try {
         await this.redis.del(this.nodeKey(this.nodeId));
@@ -191,10 +204,13 @@ export class RedisCluster implements ClusterLink {
     let envelope: Envelope;
     try {
       envelope = JSON.parse(text) as Envelope;
-      if (typeof envelope?.from !== 'string' || !KINDS.has(envelope.message?.kind)) throw new Error('not an envelope');
+      if (typeof envelope?.from !== 'string' || !KINDS.has(envelope.message?.kind))
+        throw new Error('not an envelope');
     } catch {
       this.options.onError(
-        new Error(`redisCluster: a malformed message on ${this.busChannel} was ignored: ${text.slice(0, 200)}`),
+        new Error(
+          `redisCluster: a malformed message on ${this.busChannel} was ignored: ${text.slice(0, 200)}`,
+        ),
       );
       return;
     }

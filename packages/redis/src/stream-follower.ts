@@ -17,6 +17,8 @@ export interface FollowContext {
   readonly heartbeatMs: number;
   readonly batchSize: number;
   readonly onError: (error: Error) => void;
+  /** Told once when the follower stops, for whatever reason. */
+  readonly stopped: (follower: RedisStreamFollower) => void;
 }
 
 /** A tail notice: `<seq> <field><message>` (field `m`: an event, '' for a priming one; `e`: the end). */
@@ -82,6 +84,12 @@ export class RedisStreamFollower implements StreamFollower {
     this.stopped = true;
     clearInterval(this.timer);
     this.context.hub.remove(this.context.channel, this.onNotice);
+    this.context.stopped(this);
+  }
+
+  /** True once it stopped (ended, lost, or `stop()`). */
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   private async begin(afterSeq: number | undefined): Promise<boolean> {
@@ -118,7 +126,9 @@ export class RedisStreamFollower implements StreamFollower {
       try {
         await work();
       } catch (error) {
-        this.context.onError(error as Error);
+        // While Redis is away every heartbeat would fail: the link reports the outage once
+        // instead, and the next notice or heartbeat after it returns catches up.
+        if (this.context.redis.status === 'ready') this.context.onError(error as Error);
       }
     });
   }
