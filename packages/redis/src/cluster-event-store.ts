@@ -99,6 +99,11 @@ export class RedisClusterEventStore extends RedisEventStore implements ClusterEv
     return follower;
   }
 
+  /** Has every follower read what was stored after its position (notices may have been missed). */
+  resumeFollowers(): void {
+    for (const follower of this.followers) follower.resume();
+  }
+
   /** Stops every follower (the link is closing). */
   stopFollowers(): void {
     for (const follower of [...this.followers]) follower.stop();

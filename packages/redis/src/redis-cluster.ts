@@ -17,6 +17,8 @@ interface Envelope {
   readonly message: ClusterMessage;
 }
 
+const ignore = (): void => undefined;
+
 const KINDS = new Set(['list-changed', 'resource-updated', 'session-ended', 'client-message']);
 
 /** Resolves once `client` is ready; rejects with the last connection error after `timeoutMs`, or once it gives up. */
@@ -99,17 +101,24 @@ export class RedisCluster implements ClusterLink {
     this.ownsCommandClient = redis === undefined;
     // A command fails at once while Redis is down (the HTTP layer answers 503) instead of
     // queueing; reconnection stays on, so the node recovers by itself.
+    // disconnectTimeout: ioredis waits that long for a socket that already closed when a client
+    // is closed while it waits to reconnect (a ref'd timer that would hold the process up).
     this.redis =
       redis ??
-      new Redis(url as string, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+      new Redis(url as string, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        lazyConnect: true,
+        disconnectTimeout: 100,
+      });
     // The subscriber is always the link's own connection (a connection in subscriber mode takes no commands).
     this.subscriber = this.redis.isCluster
       ? (this.redis as Cluster).duplicate(undefined, { lazyConnect: true })
-      : (this.redis as Redis).duplicate({ lazyConnect: true });
+      : (this.redis as Redis).duplicate({ lazyConnect: true, disconnectTimeout: 100 });
     // Connection errors surface as availability changes and rejected commands; without a
     // listener ioredis would print each retry.
-    this.redis.on('error', () => undefined);
-    this.subscriber.on('error', () => undefined);
+    if (this.ownsCommandClient) this.redis.on('error', ignore);
+    this.subscriber.on('error', ignore);
     this.hub = new ChannelHub(this.subscriber);
     this.busChannel = `${prefix}bus`;
     this.sessions = new RedisSessionStore(this.redis, prefix);
@@ -148,12 +157,9 @@ export class RedisCluster implements ClusterLink {
         cause: error,
       });
     }
-    this.redis.on('ready', () => {
-      this.report(true);
-      // The key may have expired during the outage: followers elsewhere must see this node alive.
-      this.beat().catch((error: Error) => this.options.onError(error));
-    });
-    this.redis.on('close', () => this.report(false));
+    this.redis.on('ready', this.onReady);
+    this.redis.on('close', this.onClose);
+    this.subscriber.on('ready', this.onSubscriberReady);
     this.heartbeat = setInterval(() => {
       if (this.available) this.beat().catch((error: Error) => this.options.onError(error));
     }, this.options.heartbeatMs);
@@ -171,8 +177,22 @@ export class RedisCluster implements ClusterLink {
     return this.closing;
   }
 
+  private readonly onReady = (): void => {
+    this.report(true);
+    // The key may have expired during the outage: followers elsewhere must see this node alive.
+    this.beat().catch((error: Error) => this.options.onError(error));
+  };
+
+  private readonly onClose = (): void => this.report(false);
+
+  /** Back after an outage (ioredis resubscribed): followers read what they missed meanwhile. */
+  private readonly onSubscriberReady = (): void => this.events.resumeFollowers();
+
   private async shutDown(): Promise<void> {
     clearInterval(this.heartbeat);
+    this.redis.off('ready', this.onReady);
+    this.redis.off('close', this.onClose);
+    this.subscriber.off('ready', this.onSubscriberReady);
     this.receiver = undefined;
     this.events.stopFollowers();
     if (this.available) {

@@ -37,6 +37,8 @@ export class RedisStreamFollower implements StreamFollower {
   private timer: NodeJS.Timeout | undefined;
   private writer: string | undefined;
   private requestIds: RequestId[] = [];
+  /** The writer's liveness key was missing at the last check. */
+  private writerMissing = false;
   private readonly onNotice = (text: string): void => {
     this.enqueue(() => this.notice(text));
   };
@@ -85,6 +87,11 @@ export class RedisStreamFollower implements StreamFollower {
     clearInterval(this.timer);
     this.context.hub.remove(this.context.channel, this.onNotice);
     this.context.stopped(this);
+  }
+
+  /** Reads whatever was stored after the last entry handled (after missed notices). */
+  resume(): void {
+    this.enqueue(() => this.catchUp());
   }
 
   /** True once it stopped (ended, lost, or `stop()`). */
@@ -179,8 +186,8 @@ export class RedisStreamFollower implements StreamFollower {
   }
 
   /**
-   * Once per heartbeat: is the writer's node alive? When its liveness key is gone, whatever it
-   * stored is delivered first, then `lost`. While the writer is not known yet (a stream followed
+   * Once per heartbeat: is the writer's node alive? When its liveness key is gone on two checks
+   * in a row, whatever it stored is delivered first, then `lost`. While the writer is not known yet (a stream followed
    * before its priming event), looks for it instead.
    */
   private async checkWriter(): Promise<void> {
@@ -193,7 +200,16 @@ export class RedisStreamFollower implements StreamFollower {
         return;
       }
     }
-    if ((await redis.exists(this.context.nodeKey(this.writer))) === 1) return;
+    if ((await redis.exists(this.context.nodeKey(this.writer))) === 1) {
+      this.writerMissing = false;
+      return;
+    }
+    // Missing twice, a heartbeat apart: right after Redis returns from an outage, a live
+    // writer's key may be gone until its next heartbeat.
+    if (!this.writerMissing) {
+      this.writerMissing = true;
+      return;
+    }
     await this.catchUp();
     if (this.stopped) return;
     this.stop();

@@ -121,13 +121,10 @@ describe('redisCluster', () => {
     const c = await startedLink(server.url, { prefix: freshPrefix() });
     await a.publish({ kind: 'resource-updated', uri: 'file:///x' });
     await b.publish({ kind: 'session-ended', sessionId: 's' });
-    await eventually(
-      () => a.receiver.messages.length === 1 && b.receiver.messages.length === 1,
-      'both arrive',
-    );
-    expect(b.receiver.messages).toEqual([{ kind: 'resource-updated', uri: 'file:///x' }]);
-    expect(a.receiver.messages).toEqual([{ kind: 'session-ended', sessionId: 's' }]);
-    expect(c.receiver.messages).toEqual([]);
+    await eventually(() => a.got.messages.length === 1 && b.got.messages.length === 1, 'both arrive');
+    expect(b.got.messages).toEqual([{ kind: 'resource-updated', uri: 'file:///x' }]);
+    expect(a.got.messages).toEqual([{ kind: 'session-ended', sessionId: 's' }]);
+    expect(c.got.messages).toEqual([]);
   });
 
   it('ignores malformed bus messages, telling onError', async () => {
@@ -139,10 +136,8 @@ describe('redisCluster', () => {
     await a.redis.publish(`${prefix}bus`, 'not json');
     await a.redis.publish(`${prefix}bus`, JSON.stringify({ from: 'x', message: { kind: 'nope' } }));
     await b.publish({ kind: 'list-changed', methods: ['notifications/tools/list_changed'] });
-    await eventually(() => a.receiver.messages.length === 1, 'the good message arrives');
-    expect(a.receiver.messages).toEqual([
-      { kind: 'list-changed', methods: ['notifications/tools/list_changed'] },
-    ]);
+    await eventually(() => a.got.messages.length === 1, 'the good message arrives');
+    expect(a.got.messages).toEqual([{ kind: 'list-changed', methods: ['notifications/tools/list_changed'] }]);
     expect(errors.map((error) => error.message)).toEqual([
       `redisCluster: a malformed message on ${prefix}bus was ignored: not json`,
       `redisCluster: a malformed message on ${prefix}bus was ignored: {"from":"x","message":{"kind":"nope"}}`,
@@ -327,14 +322,16 @@ describe('redisCluster while Redis restarts', () => {
       const prefix = freshPrefix();
       const link = await startedLink(own.url, { prefix, nodeId: 'phoenix', heartbeatMs: 50 });
       const other = await startedLink(own.url, { prefix });
+      const following = recordingSink();
+      await link.events.follow({ streamId: 'across' }, following.sink);
       await own.kill();
-      await eventually(() => link.receiver.availability.calls.length === 1, 'the loss is reported');
-      expect(link.receiver.availability.calls).toEqual([false]);
+      await eventually(() => link.got.availability.calls.length === 1, 'the loss is reported');
+      expect(link.got.availability.calls).toEqual([false]);
       expect(link.available).toBe(false);
       await expect(link.sessions.count()).rejects.toThrow();
       await own.restart();
-      await eventually(() => link.receiver.availability.calls.length === 2, 'the return is reported', 10_000);
-      expect(link.receiver.availability.calls).toEqual([false, true]);
+      await eventually(() => link.got.availability.calls.length === 2, 'the return is reported', 10_000);
+      expect(link.got.availability.calls).toEqual([false, true]);
       expect(link.available).toBe(true);
       expect(await link.sessions.count()).toBe(0);
       // The heartbeat restored the node key in the new (empty) server.
@@ -347,12 +344,16 @@ describe('redisCluster while Redis restarts', () => {
       await eventually(
         async () => {
           await other.publish({ kind: 'session-ended', sessionId: 'again' });
-          return link.receiver.messages.length > 0;
+          return link.got.messages.length > 0;
         },
         'a message crosses the bus again',
         10_000,
       );
-      expect(link.receiver.messages[0]).toEqual({ kind: 'session-ended', sessionId: 'again' });
+      expect(link.got.messages[0]).toEqual({ kind: 'session-ended', sessionId: 'again' });
+      // A follower from before the outage gets events stored after it (its channel was resubscribed).
+      await other.events.storeEvent('across', message(1));
+      await eventually(() => following.got.length === 1, 'the follower gets the new event');
+      expect(following.got).toEqual([{ event: 'across.1', message: message(1) }]);
     } finally {
       await closeLinks();
       await own.stop();
