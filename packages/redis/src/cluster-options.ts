@@ -100,6 +100,9 @@ export function resolveClusterOptions(options: RedisClusterOptions): ResolvedClu
   const connectTimeoutMs = whole(options.connectTimeoutMs, 'connectTimeoutMs', 5000);
   const events = options.events ?? {};
   if (typeof events !== 'object' || events === null) fail('events must be an object');
+  for (const name of ['maxEventsPerStream', 'maxBytesPerStream', 'ttlMs'] as const) {
+    whole(events[name], `events.${name}`, 1);
+  }
   if (options.onError !== undefined && typeof options.onError !== 'function')
     fail('onError must be a function');
   const onError =

@@ -79,7 +79,15 @@ describe('redisCluster', () => {
     expect(() => redisCluster({ url: server.url, requestStateKey: '' })).toThrow(
       'redisCluster: requestStateKey',
     );
-    expect(() => redisCluster({ url: server.url, events: { ttlMs: 0 } })).toThrow('ttlMs must be');
+    expect(() => redisCluster({ url: server.url, events: { ttlMs: 0 } })).toThrow(
+      'redisCluster: events.ttlMs must be a whole number ≥ 1 (got 0)',
+    );
+    expect(() => redisCluster({ url: server.url, redis: {} as never })).toThrow(
+      'redisCluster: give url or redis, not both',
+    );
+    expect(() => redisCluster({ redis: {} as never })).toThrow(
+      'redisCluster: redis must be an ioredis client',
+    );
   });
 
   it('gives a random node id of 8 base64url characters, and carries the requestState key', () => {
