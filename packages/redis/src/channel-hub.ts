@@ -44,7 +44,7 @@ export class ChannelHub {
   /** Removes `handler`; the last one of a channel unsubscribes it (best effort). */
   remove(channel: string, handler: Handler): void {
     const entry = this.channels.get(channel);
-    if (!entry || !entry.handlers.delete(handler) || entry.handlers.size > 0) return;
+    if (!entry?.handlers.delete(handler) || entry.handlers.size > 0) return;
     this.channels.delete(channel);
     // A failed UNSUBSCRIBE leaves a channel nobody listens to: its messages are dropped above.
     this.subscriber.unsubscribe(channel).catch(() => undefined);

@@ -31,6 +31,8 @@ function parseEventId(eventId: string): { streamId: string; seq: number } | unde
  * node dies before answering them.
  */
 export class RedisClusterEventStore extends RedisEventStore implements ClusterEventStore {
+  private readonly followers = new Set<RedisStreamFollower>();
+
   constructor(
     options: RedisEventStoreOptions,
     private readonly cluster: ClusterEventStoreContext,
@@ -62,7 +64,10 @@ export class RedisClusterEventStore extends RedisEventStore implements ClusterEv
     return parseEventId(eventId)?.streamId;
   }
 
-  async follow(after: string | { readonly streamId: string }, sink: StreamSink): Promise<StreamFollower | undefined> {
+  async follow(
+    after: string | { readonly streamId: string },
+    sink: StreamSink,
+  ): Promise<StreamFollower | undefined> {
     let streamId: string;
     let afterSeq: number | undefined;
     if (typeof after === 'string') {
@@ -73,7 +78,7 @@ export class RedisClusterEventStore extends RedisEventStore implements ClusterEv
       streamId = after.streamId;
     }
     const { redis, batchSize, onError } = this.options;
-    return RedisStreamFollower.start(
+    const follower = await RedisStreamFollower.start(
       streamId,
       afterSeq,
       {
@@ -86,9 +91,22 @@ export class RedisClusterEventStore extends RedisEventStore implements ClusterEv
         heartbeatMs: this.cluster.heartbeatMs,
         batchSize,
         onError,
+        stopped: (stopped) => this.followers.delete(stopped),
       },
       sink,
     );
+    if (follower && !follower.isStopped) this.followers.add(follower);
+    return follower;
+  }
+
+  /** Has every follower read what was stored after its position (notices may have been missed). */
+  resumeFollowers(): void {
+    for (const follower of this.followers) follower.resume();
+  }
+
+  /** Stops every follower (the link is closing). */
+  stopFollowers(): void {
+    for (const follower of [...this.followers]) follower.stop();
   }
 
   /** The channel a stream's entries are published on (its hash tag as in its keys). */

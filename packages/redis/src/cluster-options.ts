@@ -67,7 +67,8 @@ export function resolveClusterOptions(options: RedisClusterOptions): ResolvedClu
   if (typeof options !== 'object' || options === null) fail('options must be an object with url or redis');
   const { url, redis } = options;
   if (url !== undefined && redis !== undefined) fail('give url or redis, not both');
-  if (url === undefined && redis === undefined) fail('url (redis:// or rediss://) or redis (an ioredis client) is required');
+  if (url === undefined && redis === undefined)
+    fail('url (redis:// or rediss://) or redis (an ioredis client) is required');
   if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\/./.test(url))) {
     fail(`url must be a redis:// or rediss:// URL (got ${JSON.stringify(url)})`);
   }
@@ -99,9 +100,15 @@ export function resolveClusterOptions(options: RedisClusterOptions): ResolvedClu
   const connectTimeoutMs = whole(options.connectTimeoutMs, 'connectTimeoutMs', 5000);
   const events = options.events ?? {};
   if (typeof events !== 'object' || events === null) fail('events must be an object');
-  if (options.onError !== undefined && typeof options.onError !== 'function') fail('onError must be a function');
+  for (const name of ['maxEventsPerStream', 'maxBytesPerStream', 'ttlMs'] as const) {
+    whole(events[name], `events.${name}`, 1);
+  }
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    fail('onError must be a function');
   const onError =
-    options.onError ?? ((error: Error) => process.emitWarning(error, { code: 'GANTRY_REDIS_CLUSTER' }));
+    options.onError ??
+    // A message, not the Error: emitWarning rejects Errors of another realm (a test VM, say).
+    ((error: Error) => process.emitWarning(error.message, { code: 'GANTRY_REDIS_CLUSTER' }));
   return {
     url,
     redis,

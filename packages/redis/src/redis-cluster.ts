@@ -2,7 +2,12 @@ import type { ClusterLink, ClusterMessage, ClusterReceiver } from '@gantry/core'
 import { type Cluster, Redis } from 'ioredis';
 import { ChannelHub } from './channel-hub';
 import { RedisClusterEventStore } from './cluster-event-store';
-import { type RedisClusterOptions, type ResolvedClusterOptions, redactUrl, resolveClusterOptions } from './cluster-options';
+import {
+  type RedisClusterOptions,
+  type ResolvedClusterOptions,
+  redactUrl,
+  resolveClusterOptions,
+} from './cluster-options';
 import type { RedisConnection } from './options';
 import { RedisSessionStore } from './redis-session-store';
 
@@ -11,6 +16,8 @@ interface Envelope {
   readonly from: string;
   readonly message: ClusterMessage;
 }
+
+const ignore = (): void => undefined;
 
 const KINDS = new Set(['list-changed', 'resource-updated', 'session-ended', 'client-message']);
 
@@ -51,13 +58,16 @@ function whenReady(client: RedisConnection, timeoutMs: number): Promise<void> {
 async function shut(client: RedisConnection): Promise<void> {
   if (client.status === 'end') return;
   if (client.status === 'ready') {
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
     try {
       await client.quit();
+      await ended;
       return;
     } catch {
       // Fall through: the connection is going anyway.
     }
   }
+  // Also cancels a pending reconnection (the status may then stay 'reconnecting', with no timer).
   client.disconnect();
 }
 
@@ -91,16 +101,24 @@ export class RedisCluster implements ClusterLink {
     this.ownsCommandClient = redis === undefined;
     // A command fails at once while Redis is down (the HTTP layer answers 503) instead of
     // queueing; reconnection stays on, so the node recovers by itself.
+    // disconnectTimeout: ioredis waits that long for a socket that already closed when a client
+    // is closed while it waits to reconnect (a ref'd timer that would hold the process up).
     this.redis =
-      redis ?? new Redis(url as string, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+      redis ??
+      new Redis(url as string, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        lazyConnect: true,
+        disconnectTimeout: 100,
+      });
     // The subscriber is always the link's own connection (a connection in subscriber mode takes no commands).
     this.subscriber = this.redis.isCluster
       ? (this.redis as Cluster).duplicate(undefined, { lazyConnect: true })
-      : (this.redis as Redis).duplicate({ lazyConnect: true });
+      : (this.redis as Redis).duplicate({ lazyConnect: true, disconnectTimeout: 100 });
     // Connection errors surface as availability changes and rejected commands; without a
     // listener ioredis would print each retry.
-    this.redis.on('error', () => undefined);
-    this.subscriber.on('error', () => undefined);
+    if (this.ownsCommandClient) this.redis.on('error', ignore);
+    this.subscriber.on('error', ignore);
     this.hub = new ChannelHub(this.subscriber);
     this.busChannel = `${prefix}bus`;
     this.sessions = new RedisSessionStore(this.redis, prefix);
@@ -127,7 +145,10 @@ export class RedisCluster implements ClusterLink {
     this.receiver = receiver;
     const { connectTimeoutMs } = this.options;
     try {
-      await Promise.all([whenReady(this.redis, connectTimeoutMs), whenReady(this.subscriber, connectTimeoutMs)]);
+      await Promise.all([
+        whenReady(this.redis, connectTimeoutMs),
+        whenReady(this.subscriber, connectTimeoutMs),
+      ]);
       await this.hub.add(this.busChannel, (text) => this.onBus(text));
       await this.beat();
     } catch (error) {
@@ -136,12 +157,9 @@ export class RedisCluster implements ClusterLink {
         cause: error,
       });
     }
-    this.redis.on('ready', () => {
-      this.report(true);
-      // The key may have expired during the outage: followers elsewhere must see this node alive.
-      this.beat().catch((error: Error) => this.options.onError(error));
-    });
-    this.redis.on('close', () => this.report(false));
+    this.redis.on('ready', this.onReady);
+    this.redis.on('close', this.onClose);
+    this.subscriber.on('ready', this.onSubscriberReady);
     this.heartbeat = setInterval(() => {
       if (this.available) this.beat().catch((error: Error) => this.options.onError(error));
     }, this.options.heartbeatMs);
@@ -159,9 +177,24 @@ export class RedisCluster implements ClusterLink {
     return this.closing;
   }
 
+  private readonly onReady = (): void => {
+    this.report(true);
+    // The key may have expired during the outage: followers elsewhere must see this node alive.
+    this.beat().catch((error: Error) => this.options.onError(error));
+  };
+
+  private readonly onClose = (): void => this.report(false);
+
+  /** Back after an outage (ioredis resubscribed): followers read what they missed meanwhile. */
+  private readonly onSubscriberReady = (): void => this.events.resumeFollowers();
+
   private async shutDown(): Promise<void> {
     clearInterval(this.heartbeat);
+    this.redis.off('ready', this.onReady);
+    this.redis.off('close', this.onClose);
+    this.subscriber.off('ready', this.onSubscriberReady);
     this.receiver = undefined;
+    this.events.stopFollowers();
     if (this.available) {
       try {
         await this.redis.del(this.nodeKey(this.nodeId));
@@ -191,10 +224,13 @@ export class RedisCluster implements ClusterLink {
     let envelope: Envelope;
     try {
       envelope = JSON.parse(text) as Envelope;
-      if (typeof envelope?.from !== 'string' || !KINDS.has(envelope.message?.kind)) throw new Error('not an envelope');
+      if (typeof envelope?.from !== 'string' || !KINDS.has(envelope.message?.kind))
+        throw new Error('not an envelope');
     } catch {
       this.options.onError(
-        new Error(`redisCluster: a malformed message on ${this.busChannel} was ignored: ${text.slice(0, 200)}`),
+        new Error(
+          `redisCluster: a malformed message on ${this.busChannel} was ignored: ${text.slice(0, 200)}`,
+        ),
       );
       return;
     }

@@ -10,7 +10,12 @@ import {
   TOUCH_SCRIPT,
 } from './session-scripts';
 
-type Script = (record: string, live: string, uris: string, ...args: Array<string | number>) => Promise<unknown>;
+type Script = (
+  record: string,
+  live: string,
+  uris: string,
+  ...args: Array<string | number>
+) => Promise<unknown>;
 
 /** Script commands, under names unlikely to meet another definition on a shared client. */
 const SCRIPTS = {
@@ -41,10 +46,7 @@ export class RedisSessionStore implements ClusterSessionStore {
   private readonly subPrefix: string;
   private readonly scripts: Record<keyof typeof SCRIPTS, Script>;
 
-  constructor(
-    private readonly redis: RedisConnection,
-    prefix: string,
-  ) {
+  constructor(redis: RedisConnection, prefix: string) {
     this.base = `${prefix}{sessions}:`;
     this.live = `${this.base}live`;
     this.uris = `${this.base}uris`;
@@ -57,7 +59,10 @@ export class RedisSessionStore implements ClusterSessionStore {
     this.scripts = scripts;
   }
 
-  async create(record: SessionRecord, limits: { readonly max: number; readonly ttlMs: number }): Promise<boolean> {
+  async create(
+    record: SessionRecord,
+    limits: { readonly max: number; readonly ttlMs: number },
+  ): Promise<boolean> {
     const stored = await this.scripts.gantrySessionCreate(
       this.recordKey(record.id),
       this.live,
@@ -72,9 +77,13 @@ export class RedisSessionStore implements ClusterSessionStore {
   }
 
   async touch(id: string, ttlMs: number): Promise<SessionRecord | undefined> {
-    const json = (await this.scripts.gantrySessionTouch(this.recordKey(id), this.live, this.uris, id, ttlMs)) as
-      | string
-      | null;
+    const json = (await this.scripts.gantrySessionTouch(
+      this.recordKey(id),
+      this.live,
+      this.uris,
+      id,
+      ttlMs,
+    )) as string | null;
     return json === null ? undefined : (JSON.parse(json) as SessionRecord);
   }
 
@@ -92,7 +101,15 @@ export class RedisSessionStore implements ClusterSessionStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.scripts.gantrySessionDelete(this.recordKey(id), this.live, this.uris, this.subPrefix, id)) === 1;
+    return (
+      (await this.scripts.gantrySessionDelete(
+        this.recordKey(id),
+        this.live,
+        this.uris,
+        this.subPrefix,
+        id,
+      )) === 1
+    );
   }
 
   async subscribers(uri: string): Promise<string[]> {

@@ -17,6 +17,8 @@ export interface FollowContext {
   readonly heartbeatMs: number;
   readonly batchSize: number;
   readonly onError: (error: Error) => void;
+  /** Told once when the follower stops, for whatever reason. */
+  readonly stopped: (follower: RedisStreamFollower) => void;
 }
 
 /** A tail notice: `<seq> <field><message>` (field `m`: an event, '' for a priming one; `e`: the end). */
@@ -35,6 +37,8 @@ export class RedisStreamFollower implements StreamFollower {
   private timer: NodeJS.Timeout | undefined;
   private writer: string | undefined;
   private requestIds: RequestId[] = [];
+  /** The writer's liveness key was missing at the last check. */
+  private writerMissing = false;
   private readonly onNotice = (text: string): void => {
     this.enqueue(() => this.notice(text));
   };
@@ -82,6 +86,17 @@ export class RedisStreamFollower implements StreamFollower {
     this.stopped = true;
     clearInterval(this.timer);
     this.context.hub.remove(this.context.channel, this.onNotice);
+    this.context.stopped(this);
+  }
+
+  /** Reads whatever was stored after the last entry handled (after missed notices). */
+  resume(): void {
+    this.enqueue(() => this.catchUp());
+  }
+
+  /** True once it stopped (ended, lost, or `stop()`). */
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   private async begin(afterSeq: number | undefined): Promise<boolean> {
@@ -118,7 +133,9 @@ export class RedisStreamFollower implements StreamFollower {
       try {
         await work();
       } catch (error) {
-        this.context.onError(error as Error);
+        // While Redis is away every heartbeat would fail: the link reports the outage once
+        // instead, and the next notice or heartbeat after it returns catches up.
+        if (this.context.redis.status === 'ready') this.context.onError(error as Error);
       }
     });
   }
@@ -169,8 +186,8 @@ export class RedisStreamFollower implements StreamFollower {
   }
 
   /**
-   * Once per heartbeat: is the writer's node alive? When its liveness key is gone, whatever it
-   * stored is delivered first, then `lost`. While the writer is not known yet (a stream followed
+   * Once per heartbeat: is the writer's node alive? When its liveness key is gone on two checks
+   * in a row, whatever it stored is delivered first, then `lost`. While the writer is not known yet (a stream followed
    * before its priming event), looks for it instead.
    */
   private async checkWriter(): Promise<void> {
@@ -183,7 +200,16 @@ export class RedisStreamFollower implements StreamFollower {
         return;
       }
     }
-    if ((await redis.exists(this.context.nodeKey(this.writer))) === 1) return;
+    if ((await redis.exists(this.context.nodeKey(this.writer))) === 1) {
+      this.writerMissing = false;
+      return;
+    }
+    // Missing twice, a heartbeat apart: right after Redis returns from an outage, a live
+    // writer's key may be gone until its next heartbeat.
+    if (!this.writerMissing) {
+      this.writerMissing = true;
+      return;
+    }
     await this.catchUp();
     if (this.stopped) return;
     this.stop();

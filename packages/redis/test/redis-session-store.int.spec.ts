@@ -59,7 +59,9 @@ describe('the sessions of redisCluster', () => {
   it('forgets a session ttlMs after its last use, and frees its place', async () => {
     const prefix = freshPrefix();
     const link = await startedLink(server.url, { prefix });
-    expect(await link.sessions.create(sessionRecord('short', ['file:///a']), { max: 1, ttlMs: 150 })).toBe(true);
+    expect(await link.sessions.create(sessionRecord('short', ['file:///a']), { max: 1, ttlMs: 150 })).toBe(
+      true,
+    );
     const pttl = await link.redis.pttl(`${prefix}{sessions}:s:short`);
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(150);

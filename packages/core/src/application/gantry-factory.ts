@@ -68,7 +68,13 @@ export class GantryFactory {
     const server = new GantryServer(registry, options, logger, extensions);
     await container.callHook('onModuleInit');
     const app = new GantryApplication(container, server, globals, logger);
-    await app.startCluster();
+    try {
+      await app.startCluster();
+    } catch (error) {
+      // Providers were initialized: their shutdown hooks run before the error reaches the caller.
+      await app.close().catch(() => undefined);
+      throw error;
+    }
     await container.callHook('onApplicationBootstrap');
     return app;
   }

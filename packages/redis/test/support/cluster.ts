@@ -24,16 +24,16 @@ export function freshPrefix(): string {
   return `c${++prefixes}:`;
 }
 
-/** A started link on `url` (its receiver on `.receiver`). */
+/** A started link on `url` (what its receiver got on `.got`). */
 export async function startedLink(
   url: string,
   options: Partial<RedisClusterOptions> = {},
-): Promise<RedisCluster & { receiver: RecordingReceiver }> {
+): Promise<RedisCluster & { got: RecordingReceiver }> {
   const link = redisCluster({ url, prefix: 'c:', heartbeatMs: 100, ...options });
   open.push(link);
   const receiver = recordingReceiver();
   await link.start(receiver);
-  return Object.assign(link, { receiver });
+  return Object.assign(link, { got: receiver });
 }
 
 export async function closeLinks(): Promise<void> {
