@@ -1,5 +1,6 @@
 import {
   ErrorCode,
+  type JSONRPCMessage,
   principalOf,
   type Transport,
   type TransportSink,
@@ -108,7 +109,18 @@ export function registerLegacySse(
     return reply;
   });
 
+  // In a cluster, a POST may reach a node other than the one holding the GET stream: that node
+  // forwards it on the cluster bus, and the node holding the session delivers it (below).
+  const cluster = host.cluster;
+  const unsubscribe = cluster?.onMessage((message) => {
+    if (message.kind !== 'client-message' || message.nodeId !== undefined) return;
+    const session = live.get(message.sessionId);
+    if (!session || session.isClosed || session.principal !== message.principal) return;
+    session.deliver(message.message);
+  });
+
   fastify.addHook('preClose', async () => {
+    unsubscribe?.();
     await Promise.all([...live.values()].map((session) => session.close()));
   });
 
@@ -123,7 +135,30 @@ export function registerLegacySse(
       );
     }
     const session = live.get(id);
-    if (!session || session.isClosed || session.principal !== principalOf(authOf(request))) {
+    const principal = principalOf(authOf(request));
+    if (!session && cluster) {
+      // Not held here: the node holding it (if any) delivers it. This node cannot tell an
+      // unknown id from one held elsewhere without asking every node, so it accepts both; the
+      // 2024-11-05 transport answers on the SSE stream, never in this response.
+      try {
+        await cluster.link.publish({
+          kind: 'client-message',
+          sessionId: id,
+          principal,
+          message: request.body as JSONRPCMessage,
+        });
+      } catch (error) {
+        host.logger.warn('A legacy SSE message for another node was not forwarded:', error);
+        return sendError(
+          reply,
+          503,
+          ErrorCode.InternalError,
+          'Service Unavailable: the cluster backend is unreachable, so the message cannot reach its session',
+        );
+      }
+      return reply.code(202).header('content-type', 'text/plain').send('Accepted');
+    }
+    if (!session || session.isClosed || session.principal !== principal) {
       return sendError(
         reply,
         404,

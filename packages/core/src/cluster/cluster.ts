@@ -109,12 +109,16 @@ export type ClusterMessage =
   /**
    * A client message for a session that a node other than the receiving one must handle: the
    * answer to a server→client request (routed to `nodeId`, which sent the request), or a
-   * `notifications/cancelled` (`nodeId` undefined: whichever node runs the request).
+   * `notifications/cancelled` (`nodeId` undefined: whichever node runs the request). A legacy
+   * HTTP+SSE session lives on the one node holding its GET stream: a POST for it reaching another
+   * node travels as this message with `nodeId` undefined and the sender's `principal`, which
+   * the holding node checks as it would for a POST of its own.
    */
   | {
       readonly kind: 'client-message';
       readonly sessionId: string;
       readonly nodeId?: string;
+      readonly principal?: string;
       readonly message: JSONRPCMessage;
     };
 
