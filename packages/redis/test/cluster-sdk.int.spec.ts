@@ -1,7 +1,7 @@
 // Three Gantry nodes behind a real nginx in round robin (no stickiness), sessions in a real
 // redis-server, driven by the official SDK's Streamable HTTP client: every request of one
 // conversation may land on a different node, and the conversation goes on as on one node.
-import { Journal } from '../../core/test/fixtures/feature-app';
+
 import { Changes, eventually } from '@gantry/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +13,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { Journal } from '../../core/test/fixtures/feature-app';
 import { type ClusterNode, startNodes } from './support/cluster-nodes';
 import { type Nginx, startNginx } from './support/nginx';
 import { type RedisServer, startRedisServer } from './support/redis-server';
@@ -75,9 +76,13 @@ describe('three nodes behind nginx, sessions in Redis, the official SDK client',
 
   it('carries progress and logs of a call, and answers to server→client requests posted to another node', async () => {
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'count', arguments: { steps: 3, delayMs: 5 } }, CallToolResultSchema, {
-      onprogress: (p) => progress.push(p.progress),
-    });
+    const result = await client.callTool(
+      { name: 'count', arguments: { steps: 3, delayMs: 5 } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => progress.push(p.progress),
+      },
+    );
     expect(text(result)).toBe('counted to 3');
     expect(progress).toEqual([1, 2, 3]);
     // Each round: the elicitation goes out on the call's stream; its answer is a new POST,

@@ -54,7 +54,7 @@ export class EndpointContext {
     // A cluster's streams live in its store: every node must read what any node wrote.
     if (cluster && !(options.eventStore instanceof InMemoryEventStore)) {
       host.logger.warn(
-        'gantryMcp: the eventStore option is ignored in a cluster: streams live in the cluster link\'s store, which every node reads',
+        "gantryMcp: the eventStore option is ignored in a cluster: streams live in the cluster link's store, which every node reads",
       );
     }
     this.sessionOptions = {
