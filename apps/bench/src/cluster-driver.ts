@@ -8,11 +8,13 @@
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { type Infra, monitorRedis, redisInfo, startNginx, startRedis } from './cluster-infra';
+import { rotate } from './driver';
 import { type ConcurrencyResult, measureSlices } from './http-driver';
 import {
   HttpMcpClient,
   HttpServerProcess,
   type HttpServerSpec,
+  type HttpSlice,
   type HttpTarget,
   openSession,
   openSessions,
@@ -20,11 +22,14 @@ import {
 } from './http-server-process';
 import { PROTOCOL_VERSION } from './server-process';
 import { WATCHED_URI } from './servers/cluster/watched-uri';
-import { percentileOfSorted } from './stats';
+import { median, percentileOfSorted } from './stats';
 
 /** How the cluster section is timed and sized. */
 export interface ClusterSchedule {
   readonly warmupMs: number;
+  /** Rounds of the throughput measurement; each target's median is reported. */
+  readonly rounds: number;
+  /** Measured traffic per target and round, in slices of `sliceMs` taken in turn. */
   readonly durationMs: number;
   readonly sliceMs: number;
   /** Requests in flight during the throughput slices. */
@@ -42,11 +47,10 @@ export interface ClusterSchedule {
 export interface ClusterResults {
   /** Per target (`memory`, `redis`, `nginx-3`): throughput and latency at `concurrency`. */
   readonly throughput: Record<string, ConcurrencyResult>;
-  /** Commands a node sent Redis per tools/call through it (its round trips), all together and per command. */
-  readonly roundTripsPerRequest: number;
-  readonly roundTrips: Record<string, number>;
-  /** Commands run inside Redis's Lua scripts per tools/call, per command. */
-  readonly scripted: Record<string, number>;
+  /** Per target: req/s of each round (the round's ratios divide these). */
+  readonly throughputRounds: Record<string, number[]>;
+  /** Per Redis target (`redis`, `nginx-3`): Redis commands per tools/call. */
+  readonly redisPerRequest: Record<string, RedisPerRequest>;
   /** Publish on node 2 → notifications/resources/updated read on node 1's GET stream, in µs. */
   readonly fanOut: { readonly p50Us: number; readonly p99Us: number; readonly count: number };
   /** Growth per idle session (replica dropped) in the node, and in Redis per 1,000 sessions, in bytes. */
@@ -56,6 +60,39 @@ export interface ClusterResults {
     readonly redisPer1000: number;
     readonly sessions: number;
   };
+}
+
+/** Redis commands per request, by command. */
+export interface RedisPerRequest {
+  /** Sent by the nodes: each one a round trip (pipelining aside). */
+  readonly roundTrips: Record<string, number>;
+  /** Run inside Lua scripts, in the round trip of the script's EVALSHA. */
+  readonly scripted: Record<string, number>;
+}
+
+/** The sum over commands. */
+export function total(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((sum, count) => sum + count, 0);
+}
+
+function show(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, count]) => `${name} ${count.toFixed(3)}`)
+    .join(', ');
+}
+
+/** Runs `traffic` with Redis's MONITOR on and divides what Redis ran by the requests answered. */
+async function countRedisCommands(
+  redisPort: number,
+  traffic: () => Promise<HttpSlice>,
+): Promise<RedisPerRequest> {
+  const monitor = await monitorRedis(redisPort);
+  const slice = await traffic();
+  const commands = await monitor.stop();
+  const perRequest = (counts: Map<string, number>) =>
+    Object.fromEntries([...counts].map(([name, count]) => [name, count / slice.answered]));
+  return { roundTrips: perRequest(commands.fromClients), scripted: perRequest(commands.fromScripts) };
 }
 
 const STALL_MS = 10_000;
@@ -112,39 +149,51 @@ export async function measureCluster(
       await client.slice(schedule.warmupMs, schedule.concurrency);
     }
 
-    // Redis per request: the commands the node sent (round trips; the nodes' heartbeats, one
-    // SET a second each, are among them) and those its Lua scripts ran, over the requests answered.
-    const monitor = await monitorRedis(redis.port);
-    const counted = await clients[1].slice(schedule.countMs, schedule.concurrency);
-    const commands = await monitor.stop();
-    const perRequest = (counts: Map<string, number>) =>
-      Object.fromEntries([...counts].map(([name, count]) => [name, count / counted.answered]));
-    const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-    const roundTrips = perRequest(commands.fromClients);
-    const scripted = perRequest(commands.fromScripts);
-    const roundTripsPerRequest = sum(roundTrips);
-    const show = (counts: Record<string, number>) =>
-      Object.entries(counts)
-        .map(([name, count]) => `${name} ${count.toFixed(3)}`)
-        .join(', ');
-    progress(
-      `  redis per tools/call: ${roundTripsPerRequest.toFixed(3)} commands sent (${show(roundTrips)}), ` +
-        `${sum(scripted).toFixed(3)} run by scripts (${show(scripted)})`,
-    );
-
-    for (const client of clients) client.resetConnections();
-    const measured = await measureSlices(
-      clients,
-      targets.map(([, cpu]) => cpu),
-      schedule,
-      (client) => client.slice(schedule.sliceMs, schedule.concurrency, true),
-    );
-    for (const [name, result] of measured) {
-      progress(
-        `  ${name.padEnd(8)} c=${schedule.concurrency} ${Math.round(result.requestsPerSecond)} req/s, ` +
-          `p50 ${result.p50Us.toFixed(0)} µs, p99 ${result.p99Us.toFixed(0)} µs, ` +
-          `server CPU/req ${result.serverCpuUs?.toFixed(1) ?? '?'} µs`,
+    // Redis per request, through one node and through nginx: the commands the nodes sent (round
+    // trips; their heartbeats, one SET a second each, are among them) and those Lua scripts ran.
+    const redisPerRequest: Record<string, RedisPerRequest> = {};
+    for (const client of clients.slice(1)) {
+      const counts = await countRedisCommands(redis.port, () =>
+        client.slice(schedule.countMs, schedule.concurrency),
       );
+      redisPerRequest[client.name] = counts;
+      progress(
+        `  ${client.name.padEnd(8)} Redis per tools/call: ${total(counts.roundTrips).toFixed(3)} commands sent ` +
+          `(${show(counts.roundTrips)}), ${total(counts.scripted).toFixed(3)} run by scripts (${show(counts.scripted)})`,
+      );
+    }
+
+    // Rounds of interleaved slices (the target order rotating), each target's median kept.
+    const rounds = new Map<string, ConcurrencyResult[]>(clients.map((client) => [client.name, []]));
+    for (let round = 0; round < schedule.rounds; round++) {
+      for (const client of clients) client.resetConnections();
+      const order = rotate(clients, round);
+      const measured = await measureSlices(
+        order,
+        order.map((client) => targets[clients.indexOf(client)][1]),
+        schedule,
+        (client) => client.slice(schedule.sliceMs, schedule.concurrency, true),
+      );
+      for (const [name, result] of measured) {
+        rounds.get(name)!.push(result);
+        progress(
+          `  round ${round + 1}/${schedule.rounds} ${name.padEnd(8)} c=${schedule.concurrency} ` +
+            `${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Us.toFixed(0)} µs, ` +
+            `p99 ${result.p99Us.toFixed(0)} µs, server CPU/req ${result.serverCpuUs?.toFixed(1) ?? '?'} µs`,
+        );
+      }
+    }
+    const throughput: Record<string, ConcurrencyResult> = {};
+    const throughputRounds: Record<string, number[]> = {};
+    for (const [name, results] of rounds) {
+      const cpu = results.map((result) => result.serverCpuUs);
+      throughput[name] = {
+        requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
+        p50Us: median(results.map((result) => result.p50Us)),
+        p99Us: median(results.map((result) => result.p99Us)),
+        serverCpuUs: cpu.includes(null) ? null : median(cpu as number[]),
+      };
+      throughputRounds[name] = results.map((result) => result.requestsPerSecond);
     }
     for (const client of clients) client.close();
 
@@ -165,10 +214,9 @@ export async function measureCluster(
         `Redis ${(memoryResult.redisPer1000 / 1024 / 1024).toFixed(2)} MiB per 1,000 sessions`,
     );
     return {
-      throughput: Object.fromEntries(measured),
-      roundTripsPerRequest,
-      roundTrips,
-      scripted,
+      throughput,
+      throughputRounds,
+      redisPerRequest,
       fanOut,
       memory: memoryResult,
     };

@@ -1,7 +1,8 @@
 // The cluster section's report: one table of what one run measured, with the targets it is
 // held to. On a machine with few cores the three nodes share them with nginx, Redis and the
 // driver, so "through nginx" measures the overhead of the load balancer and the hops, not scaling.
-import type { ClusterResults, ClusterSchedule } from './cluster-driver';
+import { type ClusterResults, type ClusterSchedule, total } from './cluster-driver';
+import type { Ratio } from './report-tables';
 
 /** Targets of the section. */
 export const CLUSTER_TARGETS = {
@@ -18,13 +19,20 @@ export interface ClusterReport {
   results: ClusterResults;
 }
 
-/** Ratios of the section: Redis ÷ in-memory and nginx to 3 nodes ÷ in-memory, req/s at c=16. */
-export function computeClusterRatios(report: ClusterReport): { redis: number; nginx3: number } {
-  const { memory, redis, 'nginx-3': nginx } = report.results.throughput;
-  return {
-    redis: redis.requestsPerSecond / memory.requestsPerSecond,
-    nginx3: nginx.requestsPerSecond / memory.requestsPerSecond,
-  };
+/** Ratios of the section, of medians and per round: Redis ÷ in-memory and nginx to 3 nodes ÷ in-memory, req/s at c=16. */
+export function computeClusterRatios(report: ClusterReport): Record<'redis' | 'nginx3', Ratio> {
+  const { throughput, throughputRounds } = report.results;
+  const ratio = (name: string): Ratio => ({
+    ratio: throughput[name].requestsPerSecond / throughput.memory.requestsPerSecond,
+    rounds: throughputRounds[name].map((rps, round) => rps / throughputRounds.memory[round]),
+  });
+  return { redis: ratio('redis'), nginx3: ratio('nginx-3') };
+}
+
+function roundsText(ratio: Ratio): string {
+  return ratio.rounds.length > 1
+    ? ` (rounds ${ratio.rounds.map((value) => value.toFixed(2)).join(', ')})`
+    : '';
 }
 
 function verdict(met: boolean): string {
@@ -37,7 +45,7 @@ export function renderClusterReport(report: ClusterReport): string {
   const c = settings.concurrency;
   const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const lines = [
-    `Cluster (@gantry/redis): session-era tools/call over Streamable HTTP, c=${c}, one run${settings.quick ? ' (--quick: a smoke check, not a measurement)' : ''}`,
+    `Cluster (@gantry/redis): session-era tools/call over Streamable HTTP, c=${c}, median of ${settings.rounds} round(s)${settings.quick ? ' (--quick: a smoke check, not a measurement)' : ''}`,
     `${machine.cpuModel}, ${machine.cpus} CPUs, node ${machine.node}, ${report.date}`,
     '',
     row(['target', 'req/s', 'p50 µs', 'p99 µs', 'server CPU/req µs', '÷ in-memory']),
@@ -67,11 +75,16 @@ export function renderClusterReport(report: ClusterReport): string {
       .sort((x, y) => y[1] - x[1])
       .map(([name, perRequest]) => `${name} ${perRequest.toFixed(3)}`)
       .join(', ');
+  const redisLines = Object.entries(results.redisPerRequest).map(
+    ([name, counts]) =>
+      `Redis per tools/call, ${labels[name] ?? name}: ${total(counts.roundTrips).toFixed(3)} commands sent, each a round trip ` +
+      `(${show(counts.roundTrips)}; heartbeats included); run inside scripts: ${show(counts.scripted)}`,
+  );
   lines.push(
     '',
-    `Redis ÷ in-memory: ${ratios.redis.toFixed(2)}× (target ≥ ${CLUSTER_TARGETS.redisRatio}×: ${verdict(ratios.redis >= CLUSTER_TARGETS.redisRatio)})`,
-    `Redis round trips per tools/call through one node: ${results.roundTripsPerRequest.toFixed(3)} commands sent (${show(results.roundTrips)}; heartbeats included), ` +
-      `inside scripts: ${show(results.scripted)}`,
+    `Redis ÷ in-memory: ${ratios.redis.ratio.toFixed(2)}×${roundsText(ratios.redis)} (target ≥ ${CLUSTER_TARGETS.redisRatio}×: ${verdict(ratios.redis.ratio >= CLUSTER_TARGETS.redisRatio)})`,
+    `nginx → 3 nodes ÷ in-memory: ${ratios.nginx3.ratio.toFixed(2)}×${roundsText(ratios.nginx3)}`,
+    ...redisLines,
     `nginx → 3 nodes on ${machine.cpus} CPUs: the nodes, nginx, Redis and the driver share the cores, so this is the overhead of the extra hop and the shared store, not scaling`,
     `Fan-out (publish on node-2 → notifications/resources/updated on node-1's GET stream): p50 ${results.fanOut.p50Us.toFixed(0)} µs, p99 ${results.fanOut.p99Us.toFixed(0)} µs over ${results.fanOut.count}`,
     `Per idle session (replica dropped after sessions.replicaIdleMs ${settings.replicaIdleMs} ms, ${results.memory.sessions} sessions): ` +

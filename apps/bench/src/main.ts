@@ -146,9 +146,10 @@ const HTTP_QUICK = {
 };
 type HttpSettings = typeof HTTP_NORMAL;
 
-/** The cluster section: one run (about a minute), or a smoke check with `--quick`. */
+/** The cluster section: about 40 s, or a smoke check with `--quick`. */
 const CLUSTER_NORMAL: ClusterSchedule = {
   warmupMs: 1000,
+  rounds: 3,
   durationMs: 3000,
   sliceMs: 250,
   concurrency: 16,
@@ -162,6 +163,7 @@ const CLUSTER_NORMAL: ClusterSchedule = {
 const CLUSTER_QUICK: ClusterSchedule = {
   ...CLUSTER_NORMAL,
   warmupMs: 200,
+  rounds: 1,
   durationMs: 500,
   sliceMs: 100,
   countMs: 300,
