@@ -70,7 +70,7 @@ export function pinAll(cpu: number, servers: readonly HttpServerProcess[]): () =
  */
 export async function measureSlices<C extends { readonly name: string }>(
   clients: readonly C[],
-  servers: readonly HttpServerProcess[],
+  servers: readonly { cpuTimeNs(): number | null }[],
   schedule: { readonly durationMs: number; readonly sliceMs: number },
   slice: (client: C) => Promise<HttpSlice>,
 ): Promise<Map<string, ConcurrencyResult>> {

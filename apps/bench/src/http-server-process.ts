@@ -20,6 +20,8 @@ import type { FromServer, ToServer } from './servers/http/harness';
 export interface HttpServerSpec {
   readonly name: string;
   readonly script: string;
+  /** Command-line arguments of the script (the cluster section's nodes take some). */
+  readonly args?: readonly string[];
   /**
    * The era its client speaks (default legacy): a session opened with initialize, or
    * stateless-era POSTs (2026-07-28) with no session at all.
@@ -45,6 +47,16 @@ export interface MemoryReading {
   readonly rss: number;
   readonly heapUsed: number;
   readonly external: number;
+  /** Sessions the server holds in memory, where it says (the cluster section's nodes do). */
+  readonly sessions?: number;
+}
+
+/** Where an MCP client sends its requests: a server under test, or a load balancer in front of some. */
+export interface HttpTarget {
+  readonly name: string;
+  readonly port: number;
+  /** Adds what is known about the target (its recent output) to an error about it. */
+  explain(error: Error): Error;
 }
 
 /** A server that answers nothing for this long has stalled; the run fails rather than hangs. */
@@ -52,7 +64,7 @@ const STALL_MS = 10_000;
 const PATH = '/mcp';
 const ACCEPT = 'application/json, text/event-stream';
 
-interface HttpReply {
+export interface HttpReply {
   readonly status: number;
   readonly contentType: string | undefined;
   readonly sessionId: string | undefined;
@@ -77,7 +89,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Prom
 }
 
 /** One spawned HTTP server: its port, its stderr, and the IPC channel of servers/http/harness.ts. */
-export class HttpServerProcess {
+export class HttpServerProcess implements HttpTarget {
   readonly name: string;
   readonly port: number;
   private readonly child: ChildProcess;
@@ -115,7 +127,10 @@ export class HttpServerProcess {
         `--cpu-prof-name=${spec.name}-${Date.now()}.cpuprofile`,
       );
     }
-    const child = fork(spec.script, [], { execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(spec.script, [...(spec.args ?? [])], {
+      execArgv,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
     const output = { tail: '' };
     const keep = (chunk: string) => {
       output.tail = (output.tail + chunk).slice(-4000);
@@ -195,6 +210,11 @@ export class HttpServerProcess {
     );
   }
 
+  /** Asks the server to publish a change to `uri` (servers/cluster/node.ts); does not wait for it. */
+  notify(uri: string): void {
+    this.send({ type: 'notify', uri });
+  }
+
   /** Asks the server to exit (so a CPU profile gets written), kills it if it does not, and waits until it is gone. */
   async close(): Promise<void> {
     if (!this.exited) {
@@ -233,7 +253,7 @@ export class HttpMcpClient {
   private readonly expectComplete: boolean;
 
   constructor(
-    private readonly server: HttpServerProcess,
+    private readonly server: HttpTarget,
     spec: Pick<HttpServerSpec, 'era' | 'expectComplete'> = {},
   ) {
     this.era = spec.era ?? 'session';
@@ -338,7 +358,7 @@ export class HttpMcpClient {
  * `concurrency` at a time, over `agent`'s connections; the sessions are left open, idle.
  */
 export async function openSessions(
-  server: HttpServerProcess,
+  server: HttpTarget,
   agent: Agent,
   count: number,
   concurrency: number,
@@ -363,7 +383,7 @@ export async function openSessions(
 }
 
 /** initialize (checked) and notifications/initialized; resolves to the session id, if the server sent one. */
-async function openSession(server: HttpServerProcess, agent: Agent): Promise<string | undefined> {
+export async function openSession(server: HttpTarget, agent: Agent): Promise<string | undefined> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: ACCEPT };
   try {
     const reply = await post(server.port, agent, headers, INITIALIZE_JSON);
@@ -387,7 +407,12 @@ async function openSession(server: HttpServerProcess, agent: Agent): Promise<str
 }
 
 /** One POST to the MCP endpoint; resolves with the whole answer. */
-function post(port: number, agent: Agent, headers: Record<string, string>, body: string): Promise<HttpReply> {
+export function post(
+  port: number,
+  agent: Agent,
+  headers: Record<string, string>,
+  body: string,
+): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = request(
       {

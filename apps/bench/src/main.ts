@@ -9,6 +9,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { type ClusterSchedule, measureCluster } from './cluster-driver';
+import { missingInfra } from './cluster-infra';
+import { type ClusterReport, computeClusterRatios, renderClusterReport } from './cluster-report';
 import { pinnableCpu } from './cpu-affinity';
 import { measureColdStarts, measurePipelined, measureSequential, rotate, type ServerSpec } from './driver';
 import {
@@ -143,11 +146,41 @@ const HTTP_QUICK = {
 };
 type HttpSettings = typeof HTTP_NORMAL;
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+/** The cluster section: about 40 s, or a smoke check with `--quick`. */
+const CLUSTER_NORMAL: ClusterSchedule = {
+  warmupMs: 1000,
+  rounds: 3,
+  durationMs: 3000,
+  sliceMs: 250,
+  concurrency: 16,
+  countMs: 1000,
+  notifications: 200,
+  warmupNotifications: 20,
+  sessions: 2000,
+  warmupSessions: 100,
+  replicaIdleMs: 200,
+};
+const CLUSTER_QUICK: ClusterSchedule = {
+  ...CLUSTER_NORMAL,
+  warmupMs: 200,
+  rounds: 1,
+  durationMs: 500,
+  sliceMs: 100,
+  countMs: 300,
+  notifications: 50,
+  warmupNotifications: 5,
+  sessions: 200,
+  warmupSessions: 20,
+};
+
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws | --only-cluster] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
   --quick       short durations and one round: a smoke check, not a measurement
   --only-stdio  only the stdio section
   --only-http   only the Streamable HTTP sections (session era and stateless era)
   --only-ws     only the WebSocket section
+  --only-cluster only the cluster section (@gantry/redis: nodes with sessions in a real
+                redis-server, one alone and three behind a real nginx; session era; needs
+                redis-server and nginx, and is left out with a note when they are missing)
   --era         session: only the session era (MCP 2025-11-25), as the benchmark was before the
                 stateless era; stateless: only the stateless-era measurements (2026-07-28: stdio
                 gantry-stateless and gantry-schema-stateless beside gantry, gantry-schema and floor,
@@ -172,6 +205,7 @@ interface Flags {
   http: boolean;
   httpStateless: boolean;
   ws: boolean;
+  cluster: boolean;
   only: ServerName[];
   onlyHttp: HttpServerName[];
   onlyHttpStateless: HttpStatelessServerName[];
@@ -190,6 +224,7 @@ function parseFlags(argv: readonly string[]): Flags {
     http: true,
     httpStateless: true,
     ws: true,
+    cluster: true,
     only: [...SERVER_NAMES],
     onlyHttp: [...HTTP_SERVER_NAMES],
     onlyHttpStateless: [...HTTP_STATELESS_SERVER_NAMES],
@@ -198,6 +233,8 @@ function parseFlags(argv: readonly string[]): Flags {
   let onlyStdio = false;
   let onlyHttp = false;
   let onlyWs = false;
+  let onlyCluster = false;
+  let onlyGiven = false;
   let era: (typeof ERAS)[number] = 'both';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -208,6 +245,7 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (arg === '--only-stdio') onlyStdio = true;
     else if (arg === '--only-http') onlyHttp = true;
     else if (arg === '--only-ws') onlyWs = true;
+    else if (arg === '--only-cluster') onlyCluster = true;
     else if (arg === '--era' || arg.startsWith('--era=')) {
       const value = arg === '--era' ? argv[++i] : arg.slice('--era='.length);
       if (!(ERAS as readonly string[]).includes(value ?? '')) {
@@ -217,15 +255,16 @@ function parseFlags(argv: readonly string[]): Flags {
     } else if (arg === '--only' || arg.startsWith('--only=')) {
       const list = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
       [flags.only, flags.onlyHttp, flags.onlyHttpStateless, flags.onlyWs] = parseServerList(list ?? '');
+      onlyGiven = true;
     } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
     } else throw new Error(`unknown argument '${arg}'\n${USAGE}`);
   }
-  if ([onlyStdio, onlyHttp, onlyWs].filter(Boolean).length > 1) {
-    throw new Error(`--only-stdio, --only-http and --only-ws exclude each other\n${USAGE}`);
+  if ([onlyStdio, onlyHttp, onlyWs, onlyCluster].filter(Boolean).length > 1) {
+    throw new Error(`--only-stdio, --only-http, --only-ws and --only-cluster exclude each other\n${USAGE}`);
   }
-  const all = !onlyStdio && !onlyHttp && !onlyWs;
+  const all = !onlyStdio && !onlyHttp && !onlyWs && !onlyCluster;
   const session = era !== 'stateless';
   const stateless = era !== 'session';
   const stdioEra = [...(session ? STDIO_BY_ERA.session : []), ...(stateless ? STDIO_BY_ERA.stateless : [])];
@@ -234,7 +273,9 @@ function parseFlags(argv: readonly string[]): Flags {
   flags.http = (all || onlyHttp) && session && flags.onlyHttp.length > 0;
   flags.httpStateless = (all || onlyHttp) && stateless && flags.onlyHttpStateless.length > 0;
   flags.ws = (all || onlyWs) && session && flags.onlyWs.length > 0;
-  if (!flags.stdio && !flags.http && !flags.httpStateless && !flags.ws) {
+  // The cluster section has no servers to choose among: --only leaves it out unless it is all that was asked for.
+  flags.cluster = (onlyCluster || (all && !onlyGiven)) && session;
+  if (!flags.stdio && !flags.http && !flags.httpStateless && !flags.ws && !flags.cluster) {
     throw new Error(
       `nothing to run: the servers given to --only are not in the section and era chosen ` +
         `(WebSocket has no stateless-era measurements)\n${USAGE}`,
@@ -678,6 +719,23 @@ async function runWs(
   };
 }
 
+async function runCluster(flags: Flags): Promise<ClusterReport | null> {
+  const missing = missingInfra();
+  if (missing.length > 0) {
+    progress(`note: the cluster section is left out, not installed: ${missing.join('; ')}`);
+    return null;
+  }
+  const settings = flags.quick ? CLUSTER_QUICK : CLUSTER_NORMAL;
+  progress('cluster (redis-server, nginx, Gantry nodes)');
+  const results = await measureCluster(settings, progress);
+  return {
+    date: new Date().toISOString(),
+    machine: machineInfo(),
+    settings: { ...settings, quick: flags.quick },
+    results,
+  };
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const pinCpu = flags.pin ? pinnableCpu() : null;
@@ -687,6 +745,7 @@ async function main(): Promise<void> {
   const http = flags.http ? await runHttp(flags, pinCpu) : null;
   const httpStateless = flags.httpStateless ? await runHttpStateless(flags, pinCpu) : null;
   const ws = flags.ws ? await runWs(flags, pinCpu, stdio) : null;
+  const cluster = flags.cluster ? await runCluster(flags) : null;
 
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
@@ -704,6 +763,7 @@ async function main(): Promise<void> {
         targets: computeHttpStatelessTargets(httpStateless),
       },
       ws: ws && { ...ws, ratios: computeWsRatios(ws), targets: computeWsTargets(ws) },
+      cluster: cluster && { ...cluster, ratios: computeClusterRatios(cluster) },
     },
     null,
     2,
@@ -717,6 +777,7 @@ async function main(): Promise<void> {
     if (http) sections.push(renderHttpReport(http));
     if (httpStateless) sections.push(renderHttpStatelessReport(httpStateless));
     if (ws) sections.push(renderWsReport(ws));
+    if (cluster) sections.push(renderClusterReport(cluster));
     console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
   }
   progress(`results written to ${relative(process.cwd(), file)}`);

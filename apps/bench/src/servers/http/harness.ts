@@ -4,12 +4,20 @@
 // its profile). Run with `node --expose-gc`.
 
 /** Messages from the benchmark to a server. */
-export type ToServer = { type: 'stats' } | { type: 'exit' };
+export type ToServer = { type: 'stats' } | { type: 'exit' } | { type: 'notify'; uri: string };
 
 /** Messages from a server to the benchmark. */
 export type FromServer =
   | { type: 'listening'; port: number }
-  | { type: 'stats'; rss: number; heapUsed: number; external: number };
+  | { type: 'stats'; rss: number; heapUsed: number; external: number; sessions?: number };
+
+/** What a server may add to the shared messages (the cluster section's nodes do). */
+export interface BenchmarkHooks {
+  /** Sessions this process holds in memory right now (for a cluster node: its replicas). */
+  sessions?(): number;
+  /** Publishes a change to `uri` (`notifications/resources/updated` for its subscribers). */
+  notify?(uri: string): Promise<void>;
+}
 
 function send(message: FromServer): void {
   process.send?.(message);
@@ -24,7 +32,7 @@ function collect(): void {
 }
 
 /** Starts the server with `listen` (which resolves to the port it listens on) and serves the benchmark's messages. */
-export function serveBenchmark(listen: () => Promise<number>): void {
+export function serveBenchmark(listen: () => Promise<number>, hooks: BenchmarkHooks = {}): void {
   if (process.send === undefined) {
     process.stderr.write('this server is started by the benchmark (apps/bench), with an IPC channel\n');
     process.exit(2);
@@ -34,7 +42,13 @@ export function serveBenchmark(listen: () => Promise<number>): void {
     if (message.type === 'stats') {
       collect();
       const { rss, heapUsed, external } = process.memoryUsage();
-      send({ type: 'stats', rss, heapUsed, external });
+      send({ type: 'stats', rss, heapUsed, external, sessions: hooks.sessions?.() });
+    }
+    if (message.type === 'notify') {
+      if (hooks.notify === undefined) throw new Error('this server cannot publish changes');
+      hooks.notify(message.uri).catch((error: unknown) => {
+        process.stderr.write(`notify failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      });
     }
   });
   // The benchmark went away without saying so: do not linger.
