@@ -238,9 +238,6 @@ describe('the node holding a GET stream is killed while notifications are publis
 
     const subscriber = sdkClient(nginx.url);
     const received: string[] = [];
-    subscriber.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      received.push(n.params.uri);
-    });
     await subscriber.client.connect(subscriber.transport);
     // The SDK opens its GET stream after `notifications/initialized`.
     const gets = () => subscriber.routes.filter((route) => route.method === 'GET');
@@ -251,15 +248,45 @@ describe('the node holding a GET stream is killed while notifications are publis
     // MCP 2025-11-25, Server › Resources §Subscriptions: resources/updated for subscribed URIs only.
     for (const id of ids) await subscriber.client.subscribeResource({ uri: `notes://${id}` });
 
-    // Each move announces `notes://<id>` (subscribed) and `notes://index` (not); the publisher's
-    // calls go round robin over the nodes, the holder included until it dies.
-    const move = (i: number) =>
-      publisher.client.callTool({ name: 'move_note', arguments: { id: ids[i], status: 'doing' } });
-    for (let i = 0; i < N / 2; i++) expect(text(await move(i))).toBe(`Moved ${ids[i]} to doing`);
-    // Killed right after the last acknowledged move: some of its notifications may still be on
-    // the way, and must come through the resumed stream.
-    await holder.kill9();
-    for (let i = N / 2; i < N; i++) expect(text(await move(i))).toBe(`Moved ${ids[i]} to doing`);
+    // The publisher reaches the other nodes through a second nginx in front of them only, so
+    // none of its calls is cut by the kill; each move announces `notes://<id>` (subscribed) and
+    // `notes://index` (not), and is published on the bus from whichever node ran it.
+    const others = nodes.filter((node) => node !== holder);
+    const sideDoor = await startNginx({ upstreams: others.map((node) => node.url), exposeUpstream: true });
+    const mover = sdkClient(sideDoor.url);
+    await mover.client.connect(mover.transport);
+    const acknowledged: string[] = [];
+    let killed: Promise<void> | undefined;
+    let receivedAtKill = -1;
+    let acknowledgedAtKill = -1;
+    subscriber.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      received.push(n.params.uri);
+      // Killed in the middle of the stream, while the moves go on.
+      if (received.length === N / 4) {
+        receivedAtKill = received.length;
+        killed = holder.kill9().then(() => {
+          acknowledgedAtKill = acknowledged.length;
+        });
+      }
+    });
+    try {
+      for (let i = 0; i < N; i++) {
+        const moved = await mover.client.callTool({
+          name: 'move_note',
+          arguments: { id: ids[i], status: 'doing' },
+        });
+        expect(text(moved)).toBe(`Moved ${ids[i]} to doing`);
+        acknowledged.push(ids[i]);
+      }
+      expect(receivedAtKill).toBe(N / 4);
+      await killed;
+      expect(holder.child.signalCode).toBe('SIGKILL');
+      // Moves went on after the holder was gone: the resumed stream had to carry them.
+      expect(acknowledgedAtKill).toBeLessThan(N - 4);
+    } finally {
+      await mover.client.close();
+      await sideDoor.stop();
+    }
     await until(() => received.length >= N, `${N} resources/updated (got ${received.length})`);
     // One more, after all the others: if a duplicate were on its way, it would be in by now.
     expect(text(await publisher.client.callTool({ name: 'delete_note', arguments: { id: ids[0] } }))).toBe(
