@@ -358,6 +358,21 @@ describe('Redis restarted under running nodes', () => {
           ),
         },
       });
+      // GET and DELETE of the session meet the same answer.
+      for (const method of ['GET', 'DELETE']) {
+        const other = await fetch(`${nginx.url}/mcp`, {
+          method,
+          headers: {
+            accept: 'text/event-stream',
+            'mcp-session-id': sessionId,
+            'mcp-protocol-version': '2025-11-25',
+          },
+        });
+        expect([method, other.status, other.headers.get('retry-after')]).toEqual([method, 503, '2']);
+        expect(((await other.json()) as { error: { message: string } }).error.message).toMatch(
+          /^Service Unavailable: the session store is unreachable/,
+        );
+      }
       // A new session cannot be opened either: the store would have to keep it.
       const init = await initialize(nginx.url);
       expect(init.status).toBe(503);
