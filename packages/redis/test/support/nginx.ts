@@ -23,6 +23,11 @@ export interface NginxOptions {
   readonly upstreams: readonly string[];
   /** Default `NGINX_PATH` or /usr/sbin/nginx. */
   readonly binary?: string;
+  /**
+   * Adds `X-Upstream-Addr: $upstream_addr` to every response, so a test can tell which node
+   * served a request (a long-lived GET included: the access log has it only once it ends).
+   */
+  readonly exposeUpstream?: boolean;
 }
 
 export interface Nginx {
@@ -43,7 +48,7 @@ export interface Nginx {
 }
 
 /** The whole nginx.conf: the recommended `upstream` and `server` blocks, inside paths of `dir`. */
-function fullConfig(dir: string, port: number, upstreams: readonly string[]): string {
+function fullConfig(dir: string, port: number, upstreams: readonly string[], exposeUpstream = false): string {
   const indented = nginxConfig({ listen: `127.0.0.1:${port}`, upstreams })
     .split('\n')
     .map((line) => (line === '' ? line : `    ${line}`))
@@ -57,6 +62,7 @@ function fullConfig(dir: string, port: number, upstreams: readonly string[]): st
     '}',
     'http {',
     `    access_log ${join(dir, 'access.log')};`,
+    ...(exposeUpstream ? ['    add_header X-Upstream-Addr $upstream_addr always;'] : []),
     `    client_body_temp_path ${join(dir, 'client_body')};`,
     `    proxy_temp_path ${join(dir, 'proxy')};`,
     `    fastcgi_temp_path ${join(dir, 'fastcgi')};`,
@@ -152,13 +158,17 @@ function workersIn(log: string): number[] {
   return [...log.matchAll(/start worker process (\d+)/g)].map((match) => Number(match[1]));
 }
 
-async function startOnce(binary: string, upstreams: readonly string[]): Promise<Nginx> {
+async function startOnce(
+  binary: string,
+  upstreams: readonly string[],
+  exposeUpstream?: boolean,
+): Promise<Nginx> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gantry-nginx-'));
   // Run as root, nginx's workers drop to `nobody`, which must reach the temp paths inside.
   chmodSync(dir, 0o755);
   const write = (nodes: readonly string[]) =>
-    writeFileSync(join(dir, 'nginx.conf'), fullConfig(dir, port, nodes));
+    writeFileSync(join(dir, 'nginx.conf'), fullConfig(dir, port, nodes, exposeUpstream));
   write(upstreams);
   let child: ChildProcess | undefined;
   try {
@@ -220,7 +230,7 @@ export async function startNginx(options: NginxOptions): Promise<Nginx> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(binary, options.upstreams);
+      return await startOnce(binary, options.upstreams, options.exposeUpstream);
     } catch (error) {
       if (!/Address already in use/.test(String(error))) throw error;
       lastError = error;
