@@ -47,16 +47,27 @@ for uri in pairs(subscriptions(ARGV[3])) do index(uri, id) end
 return 1
 `;
 
-/** ARGV: id, ttlMs. The record, its lifetime renewed; nil when it is gone. */
+/**
+ * Touches several sessions at once (the requests a node received in one turn of its event
+ * loop): KEYS[1] the live set, KEYS[2…] the records; ARGV[1] ttlMs, ARGV[2…] the ids. Returns,
+ * per id, its record with its lifetime renewed, or '' when it is gone.
+ */
 export const TOUCH_SCRIPT = `${NOW}
-local record = redis.call('GET', KEYS[1])
-if not record then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  return false
+local ttl = tonumber(ARGV[1])
+local out = {}
+for i = 2, #ARGV do
+  local id, key = ARGV[i], KEYS[i]
+  local record = redis.call('GET', key)
+  if record then
+    redis.call('PEXPIRE', key, ttl)
+    redis.call('ZADD', KEYS[1], now + ttl, id)
+    out[i - 1] = record
+  else
+    redis.call('ZREM', KEYS[1], id)
+    out[i - 1] = ''
+  end
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-return record
+return out
 `;
 
 /** ARGV: subPrefix, id, record, ttlMs. 0 when the session is gone (it is not brought back). */

@@ -40,6 +40,33 @@ describe('the sessions of redisCluster', () => {
     expect(await a.redis.exists(`${prefix}{sessions}:s:s1`)).toBe(0);
   });
 
+  it('touches the sessions asked for in one turn of the event loop with one script call', async () => {
+    const prefix = freshPrefix();
+    const a = await startedLink(server.url, { prefix });
+    const records = ['t1', 't2', 't3'].map((id) => sessionRecord(id));
+    for (const record of records) await a.sessions.create(record, { max: 10, ttlMs: HOUR });
+    const calls = async () => {
+      const stats = (await a.redis.info('commandstats')) as string;
+      // EVAL the first time a script runs on a connection, EVALSHA after.
+      const count = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return count('eval') + count('evalsha');
+    };
+    const before = await calls();
+    // Unknown ids, duplicates and two lifetimes in one turn: each answer is its own.
+    const touched = await Promise.all([
+      a.sessions.touch('t1', HOUR),
+      a.sessions.touch('gone', HOUR),
+      a.sessions.touch('t2', HOUR),
+      a.sessions.touch('t1', HOUR),
+      a.sessions.touch('t3', 2 * HOUR),
+    ]);
+    // One script call per lifetime in the batch.
+    expect((await calls()) - before).toBe(2);
+    expect(touched).toEqual([records[0], undefined, records[1], records[0], records[2]]);
+    expect(await a.redis.pttl(`${prefix}{sessions}:s:t3`)).toBeGreaterThan(HOUR);
+    expect(await a.redis.pttl(`${prefix}{sessions}:s:t2`)).toBeLessThanOrEqual(HOUR);
+  });
+
   it('keeps at most `max` live sessions across nodes', async () => {
     const prefix = freshPrefix();
     const a = await startedLink(server.url, { prefix });
