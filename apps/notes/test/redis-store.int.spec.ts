@@ -4,14 +4,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, InMemoryTransport } from '@gantry/client';
+import { Client, InMemoryTransport, StreamableHttpClientTransport } from '@gantry/client';
 import { type GantryApplication, GantryFactory } from '@gantry/core';
+import { gantryMcp } from '@gantry/fastify';
+import { redisCluster } from '@gantry/redis';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { type Nginx, startNginx } from '../../../packages/redis/test/support/nginx';
 import { type RedisServer, startRedisServer } from '../../../packages/redis/test/support/redis-server';
 import { AppModule } from '../src/app.module';
 import { NotesRepository } from '../src/notes.repository';
@@ -175,6 +180,34 @@ async function startNode(prefix: string): Promise<GantryApplication> {
   });
 }
 
+/** The requestState key the cluster nodes share (≥ 32 bytes). */
+const STATE_KEY = 'notes-cluster-test-key-0123456789abcdef0123';
+
+/**
+ * One node of a cluster: the notes app with its notes and its sessions in Redis (as
+ * `main.js --redis --state-key` runs it), over Streamable HTTP on a free loopback port.
+ */
+async function startClusterNode(
+  prefix: string,
+  name: string,
+): Promise<{ app: GantryApplication; fastify: FastifyInstance; url: string }> {
+  const app = await GantryFactory.create(AppModule.forRoot({ redis: { url: server.url, prefix } }), {
+    name: 'gantry-notes',
+    version: '0.1.0',
+    logger: false,
+    cluster: redisCluster({
+      url: server.url,
+      prefix: `${prefix}gantry:`,
+      nodeId: name,
+      requestStateKey: STATE_KEY,
+    }),
+  });
+  const fastify = Fastify({ logger: false });
+  await fastify.register(gantryMcp, { app });
+  await fastify.listen({ host: '127.0.0.1', port: 0 });
+  return { app, fastify, url: `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}` };
+}
+
 /** A client connected to `app` in memory, initialized (session era). */
 async function connect(app: GantryApplication, name: string): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -242,95 +275,136 @@ describe('several app instances on one Redis', () => {
     expect(await keysUnder(prefix)).toEqual([`${prefix}seq`]);
   });
 
-  it('hold exactly the acknowledged notes after 100 clients × 50 operations across 3 nodes', async () => {
-    const prefix = freshPrefix();
+  let nginx: Nginx | undefined;
+  const servers: FastifyInstance[] = [];
+  afterEach(async () => {
+    await nginx?.stop();
+    nginx = undefined;
+    await Promise.all(servers.splice(0).map((fastify) => fastify.close()));
+  });
+
+  /** Three in-process instances, each client on one of them (in memory). */
+  async function inMemory(prefix: string, count: number): Promise<Client[]> {
     apps.push(...(await Promise.all([startNode(prefix), startNode(prefix), startNode(prefix)])));
-    const CLIENTS = 100;
-    const OPERATIONS = 50;
-    clients.push(
-      ...(await Promise.all(Array.from({ length: CLIENTS }, (_, i) => connect(apps[i % 3], `c${i}`)))),
-    );
+    return Promise.all(Array.from({ length: count }, (_, i) => connect(apps[i % 3], `c${i}`)));
+  }
 
-    // Notes every client races for: each is moved by many and deleted by several at once.
-    const setup = clients[0];
-    const contested: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const result = await setup.callTool('create_note', { title: `contested ${i}`, body: 'race' });
-      contested.push(CREATED.exec(resultText(result))?.[1] as string);
+  /**
+   * Three cluster nodes behind a real nginx in round robin: every request of every client may
+   * reach any node, its session found in Redis.
+   */
+  async function behindNginx(prefix: string, count: number): Promise<Client[]> {
+    const nodes = await Promise.all(['n1', 'n2', 'n3'].map((name) => startClusterNode(prefix, name)));
+    for (const node of nodes) {
+      apps.push(node.app);
+      servers.push(node.fastify);
     }
-
-    /** What the clients were told: the notes that must be in Redis, by id. */
-    const expected = new Map<string, { title: string; body: string; tags: string[]; status?: NoteStatus }>();
-    const acknowledgedDeletes = new Map<string, number>();
-    const failures: string[] = [];
-    const statuses: NoteStatus[] = ['todo', 'doing', 'done'];
-
-    await Promise.all(
-      clients.map(async (client, c) => {
-        const mine: string[] = [];
-        for (let op = 0; op < OPERATIONS; op++) {
-          const kind = op % 10;
-          if (kind === 3 && mine.length > 0) {
-            // Delete one of its own notes: must be acknowledged.
-            const id = mine.splice((c + op) % mine.length, 1)[0];
-            const result = await client.callTool('delete_note', { id });
-            if (result.isError) failures.push(`delete ${id}: ${resultText(result)}`);
-            else expected.delete(id);
-          } else if (kind === 6 && mine.length > 0) {
-            const id = mine[(c * 7 + op) % mine.length];
-            const status = statuses[(c + op) % 3];
-            const result = await client.callTool('move_note', { id, status });
-            if (result.isError) failures.push(`move ${id}: ${resultText(result)}`);
-            else (expected.get(id) as { status?: NoteStatus }).status = status;
-          } else if (kind === 9) {
-            // Race for a contested note: a move or a delete, either may find it gone.
-            const id = contested[(c + Math.floor(op / 10)) % contested.length];
-            if (c % 2 === 0) {
-              await client.callTool('move_note', { id, status: statuses[c % 3] });
-            } else {
-              const result = await client.callTool('delete_note', { id });
-              if (!result.isError) acknowledgedDeletes.set(id, (acknowledgedDeletes.get(id) ?? 0) + 1);
-            }
-          } else {
-            const content = {
-              title: `c${c} op${op}`,
-              body: `written by client ${c}, operation ${op}`,
-              tags: [`c${c}`],
-            };
-            const result = await client.callTool('create_note', content);
-            const id = CREATED.exec(resultText(result))?.[1];
-            if (result.isError || id === undefined) failures.push(`create: ${resultText(result)}`);
-            else {
-              expect(expected.has(id)).toBe(false);
-              expected.set(id, content);
-              mine.push(id);
-            }
-          }
-        }
+    nginx = await startNginx({ upstreams: nodes.map((node) => node.url) });
+    const url = `${nginx.url}/mcp`;
+    return Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const client = new Client({ name: `c${i}`, version: '1.0.0' });
+        await client.connect(new StreamableHttpClientTransport({ url }), { era: 'session' });
+        return client;
       }),
     );
-    expect(failures).toEqual([]);
+  }
 
-    // Every contested note was deleted by exactly one acknowledged delete, and no move brought it back.
-    expect([...acknowledgedDeletes.entries()].sort()).toEqual(contested.map((id) => [id, 1]).sort());
+  it.each([
+    ['3 instances, clients in memory', inMemory],
+    ['3 cluster nodes behind nginx, clients over HTTP', behindNginx],
+  ])(
+    'hold exactly the acknowledged notes after 100 clients × 50 operations across %s',
+    async (_name, setUp) => {
+      const prefix = freshPrefix();
+      const CLIENTS = 100;
+      const OPERATIONS = 50;
+      clients.push(...(await setUp(prefix, CLIENTS)));
 
-    const store = await openStore(prefix);
-    const stored = await store.all();
-    expect(stored.length).toBe(expected.size);
-    const byId = new Map(stored.map((n) => [n.id, n]));
-    for (const [id, content] of expected) {
-      const found = byId.get(id);
-      expect(found).toBeDefined();
-      expect({ title: found?.title, body: found?.body, tags: found?.tags, status: found?.status }).toEqual({
-        status: undefined,
-        ...content,
-      });
-    }
-    // Nothing else: one hash per expected note, and the index names exactly those.
-    const hashes = (await keysUnder(`${prefix}note:`)).map((key) => key.slice(`${prefix}note:`.length));
-    expect(hashes.sort()).toEqual([...expected.keys()].sort());
-    expect((await redis.zrange(`${prefix}index`, 0, '-1')).sort()).toEqual([...expected.keys()].sort());
-  });
+      // Notes every client races for: each is moved by many and deleted by several at once.
+      const setup = clients[0];
+      const contested: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const result = await setup.callTool('create_note', { title: `contested ${i}`, body: 'race' });
+        contested.push(CREATED.exec(resultText(result))?.[1] as string);
+      }
+
+      /** What the clients were told: the notes that must be in Redis, by id. */
+      const expected = new Map<
+        string,
+        { title: string; body: string; tags: string[]; status?: NoteStatus }
+      >();
+      const acknowledgedDeletes = new Map<string, number>();
+      const failures: string[] = [];
+      const statuses: NoteStatus[] = ['todo', 'doing', 'done'];
+
+      await Promise.all(
+        clients.map(async (client, c) => {
+          const mine: string[] = [];
+          for (let op = 0; op < OPERATIONS; op++) {
+            const kind = op % 10;
+            if (kind === 3 && mine.length > 0) {
+              // Delete one of its own notes: must be acknowledged.
+              const id = mine.splice((c + op) % mine.length, 1)[0];
+              const result = await client.callTool('delete_note', { id });
+              if (result.isError) failures.push(`delete ${id}: ${resultText(result)}`);
+              else expected.delete(id);
+            } else if (kind === 6 && mine.length > 0) {
+              const id = mine[(c * 7 + op) % mine.length];
+              const status = statuses[(c + op) % 3];
+              const result = await client.callTool('move_note', { id, status });
+              if (result.isError) failures.push(`move ${id}: ${resultText(result)}`);
+              else (expected.get(id) as { status?: NoteStatus }).status = status;
+            } else if (kind === 9) {
+              // Race for a contested note: a move or a delete, either may find it gone.
+              const id = contested[(c + Math.floor(op / 10)) % contested.length];
+              if (c % 2 === 0) {
+                await client.callTool('move_note', { id, status: statuses[c % 3] });
+              } else {
+                const result = await client.callTool('delete_note', { id });
+                if (!result.isError) acknowledgedDeletes.set(id, (acknowledgedDeletes.get(id) ?? 0) + 1);
+              }
+            } else {
+              const content = {
+                title: `c${c} op${op}`,
+                body: `written by client ${c}, operation ${op}`,
+                tags: [`c${c}`],
+              };
+              const result = await client.callTool('create_note', content);
+              const id = CREATED.exec(resultText(result))?.[1];
+              if (result.isError || id === undefined) failures.push(`create: ${resultText(result)}`);
+              else {
+                expect(expected.has(id)).toBe(false);
+                expected.set(id, content);
+                mine.push(id);
+              }
+            }
+          }
+        }),
+      );
+      expect(failures).toEqual([]);
+
+      // Every contested note was deleted by exactly one acknowledged delete, and no move brought it back.
+      expect([...acknowledgedDeletes.entries()].sort()).toEqual(contested.map((id) => [id, 1]).sort());
+
+      const store = await openStore(prefix);
+      const stored = await store.all();
+      expect(stored.length).toBe(expected.size);
+      const byId = new Map(stored.map((n) => [n.id, n]));
+      for (const [id, content] of expected) {
+        const found = byId.get(id);
+        expect(found).toBeDefined();
+        expect({ title: found?.title, body: found?.body, tags: found?.tags, status: found?.status }).toEqual({
+          status: undefined,
+          ...content,
+        });
+      }
+      // Nothing else: one hash per expected note, and the index names exactly those.
+      const hashes = (await keysUnder(`${prefix}note:`)).map((key) => key.slice(`${prefix}note:`.length));
+      expect(hashes.sort()).toEqual([...expected.keys()].sort());
+      expect((await redis.zrange(`${prefix}index`, 0, '-1')).sort()).toEqual([...expected.keys()].sort());
+    },
+  );
 });
 
 describe('the built server with --redis', () => {

@@ -48,7 +48,8 @@ describe('the sessions of redisCluster', () => {
     const calls = async () => {
       const stats = (await a.redis.info('commandstats')) as string;
       // EVAL the first time a script runs on a connection, EVALSHA after.
-      const count = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      const count = (command: string) =>
+        Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
       return count('eval') + count('evalsha');
     };
     const before = await calls();

@@ -55,10 +55,12 @@ function fullConfig(dir: string, port: number, upstreams: readonly string[], exp
     .join('\n');
   return [
     'worker_processes 1;',
+    // Each proxied request holds two connections (client and node), and SSE streams stay open.
+    'worker_rlimit_nofile 8192;',
     `pid ${join(dir, 'nginx.pid')};`,
     `error_log ${join(dir, 'error.log')} notice;`,
     'events {',
-    '    worker_connections 256;',
+    '    worker_connections 4096;',
     '}',
     'http {',
     `    access_log ${join(dir, 'access.log')};`,
