@@ -119,7 +119,12 @@ export class RedisSessionStore implements ClusterSessionStore {
         (records) => {
           batch.forEach((touch, i) => {
             const json = records[i];
-            touch.resolve(json ? (JSON.parse(json) as SessionRecord) : undefined);
+            // One unreadable record (written by something else) fails its own request only.
+            try {
+              touch.resolve(json ? (JSON.parse(json) as SessionRecord) : undefined);
+            } catch (error) {
+              touch.reject(error);
+            }
           });
         },
         (error) => {

@@ -66,6 +66,14 @@ describe('the sessions of redisCluster', () => {
     expect(touched).toEqual([records[0], undefined, records[1], records[0], records[2]]);
     expect(await a.redis.pttl(`${prefix}{sessions}:s:t3`)).toBeGreaterThan(HOUR);
     expect(await a.redis.pttl(`${prefix}{sessions}:s:t2`)).toBeLessThanOrEqual(HOUR);
+    // A record something else overwrote fails its own touch, not the others of its batch.
+    await a.redis.set(`${prefix}{sessions}:s:t2`, 'not json');
+    const [bad, good] = await Promise.allSettled([
+      a.sessions.touch('t2', HOUR),
+      a.sessions.touch('t1', HOUR),
+    ]);
+    expect(bad.status).toBe('rejected');
+    expect(good).toEqual({ status: 'fulfilled', value: records[0] });
   });
 
   it('keeps at most `max` live sessions across nodes', async () => {
