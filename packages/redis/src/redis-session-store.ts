@@ -55,7 +55,6 @@ export class RedisSessionStore implements ClusterSessionStore {
   private readonly touchMany: TouchMany;
   /** Touches waiting for the end of this turn of the event loop, by lifetime. */
   private pending = new Map<number, PendingTouch[]>();
-  private flushing = false;
 
   constructor(redis: RedisConnection, prefix: string) {
     this.base = `${prefix}{sessions}:`;
@@ -96,21 +95,18 @@ export class RedisSessionStore implements ClusterSessionStore {
    */
   touch(id: string, ttlMs: number): Promise<SessionRecord | undefined> {
     return new Promise((resolve, reject) => {
+      // The first touch of a turn schedules the flush of all of them.
+      if (this.pending.size === 0) setImmediate(() => this.flushTouches());
       let batch = this.pending.get(ttlMs);
       if (!batch) {
         batch = [];
         this.pending.set(ttlMs, batch);
       }
       batch.push({ id, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => this.flushTouches());
-      }
     });
   }
 
   private flushTouches(): void {
-    this.flushing = false;
     const pending = this.pending;
     this.pending = new Map();
     for (const [ttlMs, batch] of pending) {

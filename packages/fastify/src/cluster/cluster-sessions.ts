@@ -47,15 +47,6 @@ export class ClusterSessions {
     this.unsubscribe = cluster.onMessage((message) => this.receive(message));
   }
 
-  /** Replicas held by this node. */
-  get size(): number {
-    return this.replicas.size;
-  }
-
-  get available(): boolean {
-    return this.cluster.link.available;
-  }
-
   /** The session `id` for `principal`, or undefined when it ended, expired or is someone else's. */
   async find(id: string, principal: string | undefined): Promise<HttpSession | undefined> {
     let record: SessionRecord | undefined;
