@@ -146,6 +146,19 @@ export {
   type SessionReplica,
 } from './transports/connection-host';
 export {
+  API_KEY_CHALLENGE,
+  ApiKeyAuth,
+  type ApiKeyEntry,
+  type ApiKeyIdentity,
+  type ApiKeyOutcome,
+  type ApiKeyRequest,
+  type ApiKeysOptions,
+  apiKeys,
+  constantTimeEqual,
+  isApiKeyAuth,
+  MIN_API_KEY_LENGTH,
+} from './transports/api-keys';
+export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,
   type HostOriginRequest,

@@ -1,4 +1,4 @@
-import type { ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
+import type { ApiKeyAuth, ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';
@@ -61,8 +61,11 @@ export interface GantryMcpOptions {
   cors?: boolean | { origins?: string[] | '*'; maxAgeSec?: number };
   /** Legacy HTTP+SSE endpoints for 2024-11-05 clients (`GET /sse`, `POST /messages`). Default on. */
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
-  /** OAuth 2.1 resource server: bearer tokens verified on every request. */
-  auth?: AuthOptions;
+  /**
+   * OAuth 2.1 resource server (bearer tokens verified on every request), or `apiKeys({ keys })`
+   * for simple API-key authentication without OAuth metadata.
+   */
+  auth?: AuthOptions | ApiKeyAuth;
 }
 
 /** Options with every default applied. */
@@ -85,4 +88,6 @@ export interface ResolvedOptions {
   readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
   readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
   readonly auth: AuthOptions | undefined;
+  /** API-key authentication, when `auth` is `apiKeys(…)` (then `auth` is undefined). */
+  readonly apiKeys: ApiKeyAuth | undefined;
 }

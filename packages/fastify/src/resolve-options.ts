@@ -1,4 +1,4 @@
-import { type ConnectionHost, connectionHostOf, HostOriginPolicy } from '@gantry/core';
+import { type ConnectionHost, connectionHostOf, HostOriginPolicy, isApiKeyAuth } from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
@@ -133,6 +133,8 @@ export function resolveOptions(
     }),
     cors,
     legacySse: legacy,
-    auth: options.auth === undefined ? undefined : checkAuthOptions(options.auth),
+    auth:
+      options.auth === undefined || isApiKeyAuth(options.auth) ? undefined : checkAuthOptions(options.auth),
+    apiKeys: isApiKeyAuth(options.auth) ? options.auth : undefined,
   };
 }

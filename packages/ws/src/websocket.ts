@@ -2,10 +2,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
+  type ApiKeyAuth,
   type ConnectionHost,
   connectionHostOf,
   type GantryApplication,
   HostOriginPolicy,
+  isApiKeyAuth,
   type McpListener,
 } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
@@ -57,8 +59,14 @@ export interface WebSocketBindingOptions extends WebSocketFlowOptions {
    * `ctx.auth`), or `undefined` to accept the socket anonymously; throw to refuse with 401
    * (or with the error's `status` when it is 401 or 403). When the AuthInfo has `expiresAt`, the socket
    * is closed with 1008 when the token expires, so it never outlives it.
+   *
+   * Or `apiKeys({ keys })` (from `@gantry/core`): the upgrade must carry one of the keys as
+   * `Authorization: Bearer <key>` or `X-API-Key: <key>`; others get 401 with
+   * `WWW-Authenticate: Bearer realm="mcp"`.
    */
-  authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  authenticate?:
+    | ((request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>)
+    | ApiKeyAuth;
 }
 
 /** Options of {@link websocket}. */
@@ -202,6 +210,7 @@ class WebSocketGateway {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
       return;
     }
+    if (isApiKeyAuth(authenticate)) return this.upgradeWithKey(req, socket, head, authenticate);
     Promise.resolve()
       .then(() => authenticate(req))
       .then(
@@ -218,6 +227,27 @@ class WebSocketGateway {
         },
       );
   };
+
+  /** API keys on upgrade: the same rules and refusals as on HTTP (`apiKeys` in @gantry/core). */
+  private upgradeWithKey(req: IncomingMessage, socket: Duplex, head: Buffer, keys: ApiKeyAuth): void {
+    keys.authenticate(req).then(
+      (outcome) => {
+        if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+        if (!outcome.ok) {
+          const reason = outcome.status === 400 ? 'Bad Request' : 'Unauthorized';
+          return refuse(socket, outcome.status, reason, outcome.message, {
+            'WWW-Authenticate': outcome.challenge,
+          });
+        }
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, outcome.auth));
+      },
+      (error: unknown) => {
+        // A failing `verify` is the server's fault, not the client's.
+        this.host.logger.error('API key verification failed:', error);
+        refuse(socket, 500, 'Internal Server Error', 'API key verification failed');
+      },
+    );
+  }
 
   private accept(ws: WebSocket, auth?: AuthInfo): void {
     const transport = new WebSocketServerTransport(ws, this.flow);
