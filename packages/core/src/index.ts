@@ -96,7 +96,17 @@ export {
   isExtensionId,
 } from './extensions/extension.decorator';
 export type { ExtensionDefinition, ExtensionMethodHandler } from './extensions/extension-scanner';
-export { type Logger, StderrLogger, silentLogger } from './logger';
+export {
+  isDefaultLogger,
+  type Logger,
+  type LoggerLevel,
+  type PinoLike,
+  pinoLogger,
+  pinoOf,
+  routeDefaultLogger,
+  StderrLogger,
+  silentLogger,
+} from './logger';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';
 export type { PromptDefinition } from './registry/prompt-definition';
@@ -136,16 +146,6 @@ export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
 export {
-  type ClusterAccess,
-  CONNECTION_HOST,
-  type Connection,
-  type ConnectionHost,
-  type ConnectionMode,
-  connectionHostOf,
-  type Exchange,
-  type SessionReplica,
-} from './transports/connection-host';
-export {
   API_KEY_CHALLENGE,
   ApiKeyAuth,
   type ApiKeyEntry,
@@ -158,6 +158,16 @@ export {
   isApiKeyAuth,
   MIN_API_KEY_LENGTH,
 } from './transports/api-keys';
+export {
+  type ClusterAccess,
+  CONNECTION_HOST,
+  type Connection,
+  type ConnectionHost,
+  type ConnectionMode,
+  connectionHostOf,
+  type Exchange,
+  type SessionReplica,
+} from './transports/connection-host';
 export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,

@@ -1,5 +1,5 @@
-export * from './auth';
 export { type ApiKeyEntry, type ApiKeysOptions, apiKeys } from '@gantry/core';
+export * from './auth';
 export { type EventStore, InMemoryEventStore, type InMemoryEventStoreOptions } from './event-store';
 export { type HttpListener, type HttpListenerOptions, http } from './http-listener';
 export { type ProtectedResourceMetadataOptions, protectedResourceMetadata } from './metadata-plugin';

@@ -11,6 +11,7 @@ import { sendError } from './errors';
 import { newId } from './http-session';
 import type { ResolvedOptions } from './options';
 import { authOf } from './request-auth';
+import { logSessionOf } from './request-log';
 import type { SessionStore } from './session-store';
 import { openSseResponse, SseWriter, sseEvent } from './sse-writer';
 
@@ -87,6 +88,7 @@ export function registerLegacySse(
       );
     }
     const id = newId();
+    logSessionOf(request, reply, id);
     const response = openSseResponse(reply);
     const writer = new SseWriter(id, {
       retryMs: options.retryMs,
@@ -134,6 +136,7 @@ export function registerLegacySse(
         'Bad Request: the sessionId query parameter is required',
       );
     }
+    logSessionOf(request, reply, id);
     const session = live.get(id);
     const principal = principalOf(authOf(request));
     if (!session && cluster) {

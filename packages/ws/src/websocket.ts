@@ -232,7 +232,8 @@ class WebSocketGateway {
   private upgradeWithKey(req: IncomingMessage, socket: Duplex, head: Buffer, keys: ApiKeyAuth): void {
     keys.authenticate(req).then(
       (outcome) => {
-        if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+        if (this.closing)
+          return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
         if (!outcome.ok) {
           const reason = outcome.status === 400 ? 'Bad Request' : 'Unauthorized';
           return refuse(socket, outcome.status, reason, outcome.message, {

@@ -48,7 +48,12 @@ export interface GantryServerOptions {
    * the recursive validation that follows. At most 1,000.
    */
   maxParamsDepth?: number;
-  /** Gantry's own diagnostics; default a stderr logger. `false` silences it. */
+  /**
+   * Gantry's own diagnostics: any object with `debug`, `info`, `warn` and `error` (winston's
+   * loggers fit as they are; wrap pino in `pinoLogger(pino)`). Default: stderr lines at
+   * `LOG_LEVEL` (default info), which the `http()` listener routes to Fastify's pino. `false`
+   * silences it.
+   */
   logger?: Logger | false;
   /**
    * Declare these capabilities even when nothing of the kind exists at bootstrap, for apps

@@ -61,7 +61,10 @@ export interface ApiKeysOptions {
    * undefined to refuse it with 401. Compare secrets with {@link constantTimeEqual}. A thrown
    * error is a server failure (500 on HTTP, 500 on a WebSocket upgrade), not the client's fault.
    */
-  verify?: (key: string, request: ApiKeyRequest) => ApiKeyIdentity | undefined | Promise<ApiKeyIdentity | undefined>;
+  verify?: (
+    key: string,
+    request: ApiKeyRequest,
+  ) => ApiKeyIdentity | undefined | Promise<ApiKeyIdentity | undefined>;
   /** The header that carries a key besides `Authorization: Bearer`. Default `x-api-key`. */
   header?: string;
 }
@@ -111,12 +114,14 @@ export class ApiKeyAuth {
   private readonly stored: readonly StoredKey[];
   private readonly verify: ApiKeysOptions['verify'];
   private readonly missing: string;
+  private readonly shown: string;
 
   /** @internal Use {@link apiKeys}, which checks the options. */
   constructor(stored: readonly StoredKey[], verify: ApiKeysOptions['verify'], header: string) {
     this.stored = stored;
     this.verify = verify;
-    this.header = header;
+    this.header = header.toLowerCase();
+    this.shown = displayName(header);
     this.missing = `Authentication required: send an API key as "Authorization: Bearer <key>" or "${displayName(header)}: <key>"`;
   }
 
@@ -125,7 +130,7 @@ export class ApiKeyAuth {
     if (keyInQuery(request.url)) {
       return refuse(400, 'Bad Request: API keys must not be sent in the URL; send them in a header');
     }
-    const presented = presentedKey(request.headers, this.header);
+    const presented = presentedKey(request.headers, this.header, this.shown);
     if (presented === undefined) return refuse(401, this.missing);
     if (typeof presented !== 'string') return refuse(400, `Bad Request: ${presented.problem}`);
     const digest = sha256(presented);
@@ -168,10 +173,12 @@ export function apiKeys(options: ApiKeysOptions): ApiKeyAuth {
     fail(`'verify' must be a function (key, request) => { name } | undefined, got ${typeof verify}`);
   }
   if (typeof header !== 'string' || !HEADER_NAME.test(header) || header.toLowerCase() === 'authorization') {
-    fail(`'header' must be a header name other than Authorization (e.g. "x-api-key"), got ${JSON.stringify(header)}`);
+    fail(
+      `'header' must be a header name other than Authorization (e.g. "x-api-key"), got ${JSON.stringify(header)}`,
+    );
   }
   const stored = keys === undefined && verify ? [] : storedKeys(keys);
-  return new ApiKeyAuth(stored, verify?.bind(options), header.toLowerCase());
+  return new ApiKeyAuth(stored, verify?.bind(options), header);
 }
 
 /** Whether `value` was made by {@link apiKeys} (also across copies of this package). */
@@ -195,7 +202,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
 function storedKeys(keys: ApiKeysOptions['keys']): StoredKey[] {
   let entries: { entry: ApiKeyEntry; where: string }[];
   if (keys === undefined) {
-    fail("'keys' is undefined and there is no 'verify': if the keys come from an environment variable, it is not set");
+    fail(
+      "'keys' is undefined and there is no 'verify': if the keys come from an environment variable, it is not set",
+    );
   } else if (typeof keys === 'string') {
     entries = keys
       .split(',')
@@ -243,7 +252,11 @@ function storedKeys(keys: ApiKeysOptions['keys']): StoredKey[] {
 }
 
 function checkIdentity(identity: ApiKeyIdentity, where = 'verify result'): AuthInfoParts {
-  if (!isObject(identity) || typeof identity.name !== 'string' || !/^[\x21-\x7E]{1,200}$/.test(identity.name)) {
+  if (
+    !isObject(identity) ||
+    typeof identity.name !== 'string' ||
+    !/^[\x21-\x7E]{1,200}$/.test(identity.name)
+  ) {
     throw new TypeError(
       `Invalid API key options: ${where}: 'name' must be 1 to 200 visible ASCII characters${where === 'verify result' ? '; verify returns { name, scopes? } or undefined' : ''}`,
     );
@@ -273,7 +286,11 @@ function authInfo(key: string, identity: Readonly<AuthInfoParts>): AuthInfo {
 }
 
 /** The key a request presents, undefined when none, or the problem with its headers. */
-function presentedKey(headers: IncomingHttpHeaders, name: string): string | { problem: string } | undefined {
+function presentedKey(
+  headers: IncomingHttpHeaders,
+  name: string,
+  shown: string,
+): string | { problem: string } | undefined {
   let bearer: string | undefined;
   const authorization = headers.authorization;
   if (authorization !== undefined && authorization !== '') {
@@ -281,14 +298,15 @@ function presentedKey(headers: IncomingHttpHeaders, name: string): string | { pr
     const match = BEARER.exec(authorization.trim());
     if (match) {
       bearer = match[1]?.trim();
-      if (!bearer || /\s/.test(bearer)) return { problem: "malformed Authorization header; expected 'Bearer <key>'" };
+      if (!bearer || /\s/.test(bearer))
+        return { problem: "malformed Authorization header; expected 'Bearer <key>'" };
     }
   }
   const raw = headers[name];
-  if (Array.isArray(raw)) return { problem: `the ${displayName(name)} header was sent more than once` };
+  if (Array.isArray(raw)) return { problem: `the ${shown} header was sent more than once` };
   const keyed = raw === undefined || raw.trim() === '' ? undefined : raw.trim();
   if (bearer !== undefined && keyed !== undefined && !constantTimeEqual(bearer, keyed)) {
-    return { problem: `Authorization and ${displayName(name)} carry different keys; send one` };
+    return { problem: `Authorization and ${shown} carry different keys; send one` };
   }
   return bearer ?? keyed;
 }
@@ -309,9 +327,9 @@ function sha256(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
-/** `x-api-key` → `X-API-Key` for messages. */
+/** The header as the options spelled it, `x-api-key` as `X-API-Key`, for messages. */
 function displayName(header: string): string {
-  return header === 'x-api-key' ? 'X-API-Key' : header;
+  return header.toLowerCase() === 'x-api-key' ? 'X-API-Key' : header;
 }
 
 function fail(message: string): never {

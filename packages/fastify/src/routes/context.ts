@@ -17,6 +17,7 @@ import { HttpSession, type HttpSessionOptions } from '../http-session';
 import type { ResolvedOptions } from '../options';
 import { authOf, setAuth } from '../request-auth';
 import { header } from '../request-headers';
+import { logSessionOf } from '../request-log';
 import { SessionStore } from '../session-store';
 import { StatelessExchanges } from '../stateless-exchange';
 
@@ -196,6 +197,7 @@ export class EndpointContext {
       );
       return undefined;
     }
+    logSessionOf(request, reply, id);
     return session;
   }
 

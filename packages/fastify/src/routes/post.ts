@@ -14,6 +14,7 @@ import { sendError } from '../errors';
 import { type HttpSession, newId } from '../http-session';
 import { authOf } from '../request-auth';
 import { accepts, header } from '../request-headers';
+import { logSessionOf } from '../request-log';
 import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
 import type { EndpointContext } from './context';
 
@@ -131,6 +132,7 @@ async function postSession(
     session = await context.openSession(id, authOf(request), 'session');
     context.sessions.add(id, session);
     reply.header('mcp-session-id', id);
+    logSessionOf(request, reply, id);
   } else {
     const found = await context.findSession(request, reply);
     if (!found) return reply;
@@ -188,6 +190,7 @@ async function openClusterSession(
     return undefined;
   }
   reply.header('mcp-session-id', session.id);
+  logSessionOf(request, reply, session.id);
   return session;
 }
 
