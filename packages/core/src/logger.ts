@@ -157,3 +157,21 @@ function levelFromEnvironment(): LoggerLevel {
   if (value === 'fatal' || value === 'silent') return 'error';
   return (LEVELS as readonly string[]).includes(value ?? '') ? (value as LoggerLevel) : 'info';
 }
+
+/**
+ * Whether a {@link pinoLogger}'s pino writes to stdout (`pino()` with no destination writes to
+ * file descriptor 1 directly, past stdio's guard of `process.stdout`). Best effort: a pino
+ * transport running in a worker is not seen.
+ */
+export function logsToStdout(logger: Logger): boolean {
+  const pino = pinoOf(logger);
+  for (let o: object | null = pino ?? null; o; o = Object.getPrototypeOf(o)) {
+    for (const symbol of Object.getOwnPropertySymbols(o)) {
+      // pino keeps its destination under a private Symbol('pino.stream').
+      if (symbol.description !== 'pino.stream') continue;
+      const stream = (o as Record<symbol, { fd?: unknown } | undefined>)[symbol];
+      return stream === (process.stdout as unknown) || stream?.fd === 1;
+    }
+  }
+  return false;
+}

@@ -10,7 +10,7 @@ import {
   type TransportSink,
   type WireMessage,
 } from '@gantry/protocol';
-import { type Logger, StderrLogger } from '../logger';
+import { type Logger, logsToStdout, StderrLogger } from '../logger';
 import type { Connection, ConnectionHost } from './connection-host';
 import { LineWriter } from './line-writer';
 import type { McpListener } from './listener';
@@ -335,6 +335,11 @@ export function stdio(options: StdioOptions = {}): McpListener {
   let session: Connection | undefined;
   return {
     async listen(host: ConnectionHost): Promise<void> {
+      if (logsToStdout(host.logger)) {
+        throw new TypeError(
+          'stdio(): the application logs with a pino logger that writes to stdout, which carries the protocol on stdio; give pino another destination, e.g. pinoLogger(pino(pino.destination(2))) for stderr',
+        );
+      }
       const transport = new StdioServerTransport(options.input, options.output, {
         ...options,
         logger: host.logger,
