@@ -94,7 +94,7 @@ describe('API keys over Streamable HTTP (http() on a real port)', () => {
   it('accepts a key as Authorization: Bearer and as X-API-Key', async () => {
     const bearer = await post(INITIALIZE, { authorization: `Bearer ${ALICE}` });
     expect(bearer.status).toBe(200);
-    expect((await bearer.json()).result.serverInfo.name).toBe('whoami');
+    expect(((await bearer.json()) as any).result.serverInfo.name).toBe('whoami');
     const header = await post(INITIALIZE, { 'x-api-key': BOB });
     expect(header.status).toBe(200);
   });
@@ -107,7 +107,7 @@ describe('API keys over Streamable HTTP (http() on a real port)', () => {
       method: 'tools/call',
       params: { name: 'whoami', arguments: {} },
     });
-    expect((await response.json()).result.content).toEqual([
+    expect(((await response.json()) as any).result.content).toEqual([
       { type: 'text', text: '{"clientId":"apikey:alice","scopes":["notes:write"]}' },
     ]);
   });
@@ -121,7 +121,7 @@ describe('API keys over Streamable HTTP (http() on a real port)', () => {
       method: 'tools/call',
       params: { name: 'write', arguments: {} },
     });
-    expect((await allowed.json()).result.content).toEqual([{ type: 'text', text: 'written' }]);
+    expect(((await allowed.json()) as any).result.content).toEqual([{ type: 'text', text: 'written' }]);
     const bob = await session(BOB);
     const refused = await bob.call({
       jsonrpc: '2.0',
@@ -129,7 +129,7 @@ describe('API keys over Streamable HTTP (http() on a real port)', () => {
       method: 'tools/call',
       params: { name: 'write', arguments: {} },
     });
-    expect((await refused.json()).error.message).toBe(
+    expect(((await refused.json()) as any).error.message).toBe(
       "Access denied: tool 'write' is not available to this caller",
     );
     expect(WritersOnly.seen).toEqual(['apikey:alice', 'apikey:bob']);
@@ -139,7 +139,7 @@ describe('API keys over Streamable HTTP (http() on a real port)', () => {
     const { call } = await session(ALICE);
     const stolen = await call({ jsonrpc: '2.0', id: 3, method: 'ping' }, BOB);
     expect(stolen.status).toBe(404);
-    expect((await stolen.json()).error.message).toMatch(/^Session not found/);
+    expect(((await stolen.json()) as any).error.message).toMatch(/^Session not found/);
     const own = await call({ jsonrpc: '2.0', id: 4, method: 'ping' });
     expect(await own.json()).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
   });
@@ -159,7 +159,7 @@ describe('API keys over Streamable HTTP (http() on a real port)', () => {
       body: JSON.stringify(body),
     });
     expect(accepted.status).toBe(200);
-    expect((await accepted.json()).result.content).toEqual([
+    expect(((await accepted.json()) as any).result.content).toEqual([
       { type: 'text', text: '{"clientId":"apikey:bob","scopes":[]}' },
     ]);
   });
