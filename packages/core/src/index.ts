@@ -153,6 +153,16 @@ export {
   isLoopbackName,
   isLoopbackOrigin,
 } from './transports/host-origin-policy';
+export {
+  type HealthOption,
+  type HealthPaths,
+  type ProbeAnswer,
+  probeAnswer,
+  RETRY_AFTER_SECONDS,
+  type Readiness,
+  type ReadinessCheck,
+  resolveHealthPaths,
+} from './transports/health';
 export type { McpListener } from './transports/listener';
 export {
   DEFAULT_STDIO_FLOW,

@@ -1,4 +1,4 @@
-import type { ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
+import type { ConnectionHost, GantryApplication, HealthOption, HealthPaths, HostOriginPolicy } from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';
@@ -63,6 +63,21 @@ export interface GantryMcpOptions {
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
   /** OAuth 2.1 resource server: bearer tokens verified on every request. */
   auth?: AuthOptions;
+  /**
+   * Health probes: `GET /healthz` (200 `{"status":"ok"}` while the process serves) and
+   * `GET /readyz` (200 when bootstrapped, the cluster backend reachable and not draining; else
+   * 503 with `Retry-After`; the JSON body names every check). They sit beside `path`, not under
+   * it, but under the Fastify prefix the plugin is registered with (`/api/readyz` for
+   * `{ prefix: '/api' }`). They need no authentication and skip the Host/Origin checks: they
+   * disclose nothing and change nothing. Off by default in the plugin (the app may have its own
+   * probes); on by default in `http()`.
+   *
+   * @example
+   * ```ts
+   * await fastify.register(gantryMcp, { app, health: { readyPath: '/ready' } });
+   * ```
+   */
+  health?: HealthOption;
 }
 
 /** Options with every default applied. */
@@ -85,4 +100,6 @@ export interface ResolvedOptions {
   readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
   readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
   readonly auth: AuthOptions | undefined;
+  /** Where the probes are served; undefined when off. */
+  readonly health: HealthPaths | undefined;
 }

@@ -1,4 +1,4 @@
-import { type ConnectionHost, connectionHostOf, HostOriginPolicy } from '@gantry/core';
+import { type ConnectionHost, connectionHostOf, HostOriginPolicy, resolveHealthPaths } from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
@@ -17,6 +17,7 @@ const KEYS = new Set([
   'cors',
   'legacySse',
   'auth',
+  'health',
 ]);
 
 function fail(message: string): never {
@@ -62,6 +63,8 @@ function hostOf(app: unknown): ConnectionHost {
 export function resolveOptions(
   options: GantryMcpOptions | Omit<GantryMcpOptions, 'app'>,
   host?: ConnectionHost,
+  /** Whether `health: undefined` means on (the `http()` listener) or off (the plugin). */
+  healthByDefault = false,
 ): ResolvedOptions {
   if (typeof options !== 'object' || options === null)
     fail('options must be an object with at least { app }');
@@ -134,5 +137,6 @@ export function resolveOptions(
     cors,
     legacySse: legacy,
     auth: options.auth === undefined ? undefined : checkAuthOptions(options.auth),
+    health: resolveHealthPaths('gantryMcp', options.health, healthByDefault),
   };
 }
