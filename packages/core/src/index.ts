@@ -146,14 +146,6 @@ export {
   type SessionReplica,
 } from './transports/connection-host';
 export {
-  HostOriginPolicy,
-  type HostOriginPolicyOptions,
-  type HostOriginRequest,
-  isLoopbackAddress,
-  isLoopbackName,
-  isLoopbackOrigin,
-} from './transports/host-origin-policy';
-export {
   type HealthOption,
   type HealthPaths,
   type ProbeAnswer,
@@ -163,6 +155,14 @@ export {
   type ReadinessCheck,
   resolveHealthPaths,
 } from './transports/health';
+export {
+  HostOriginPolicy,
+  type HostOriginPolicyOptions,
+  type HostOriginRequest,
+  isLoopbackAddress,
+  isLoopbackName,
+  isLoopbackOrigin,
+} from './transports/host-origin-policy';
 export type { McpListener } from './transports/listener';
 export {
   DEFAULT_STDIO_FLOW,

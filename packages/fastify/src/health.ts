@@ -8,7 +8,11 @@ import { sendError } from './errors';
  * prefix. Registered beside the MCP endpoint, outside its authentication; the plugin's Host/Origin
  * hook lets them through (see `isProbe`). Returns the routes' full paths.
  */
-export function registerHealth(fastify: FastifyInstance, host: ConnectionHost, paths: HealthPaths): Set<string> {
+export function registerHealth(
+  fastify: FastifyInstance,
+  host: ConnectionHost,
+  paths: HealthPaths,
+): Set<string> {
   const answer = (reply: FastifyReply, probe: 'alive' | 'ready') => {
     const { status, headers, body } = probeAnswer(host, probe);
     return reply.code(status).headers(headers).send(body);

@@ -1,4 +1,10 @@
-import type { ConnectionHost, GantryApplication, HealthOption, HealthPaths, HostOriginPolicy } from '@gantry/core';
+import type {
+  ConnectionHost,
+  GantryApplication,
+  HealthOption,
+  HealthPaths,
+  HostOriginPolicy,
+} from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';

@@ -272,7 +272,9 @@ export class GantryApplication {
     ]);
     clearTimeout(timer);
     if (expired) {
-      this.logger.warn(`The shutdown grace ended with ${inflight.size} request(s) running: they are cancelled`);
+      this.logger.warn(
+        `The shutdown grace ended with ${inflight.size} request(s) running: they are cancelled`,
+      );
     }
     // The last responses reach their transports (the Peer sends them after the handler settles).
     await new Promise((resolve) => setImmediate(resolve));

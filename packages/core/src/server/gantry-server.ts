@@ -31,13 +31,13 @@ import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
 import type { ConnectOptions, Exchange } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
+import { type DrainTimes, resolveDrainTimes } from './drain-times';
 import { serveExchange } from './exchange';
+import { InflightWork } from './inflight-work';
 import type { MethodHandler, MethodTable } from './method-table';
 import { checkParamsDepth, resolveMaxParamsDepth } from './params-depth';
 import { promptHandlers } from './prompt-handlers';
 import { resourceHandlers } from './resource-handlers';
-import { type DrainTimes, resolveDrainTimes } from './drain-times';
-import { InflightWork } from './inflight-work';
 import type { GantryServerOptions } from './server-options';
 import { ServerSession, type SessionHost } from './server-session';
 import { type SessionMethod, sessionMethods } from './session-methods';
@@ -236,7 +236,9 @@ export class GantryServer implements SessionHost {
    * session and no Peer, one `InboundRequest` over the exchange.
    */
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
-    return this.inflight.track(serveExchange(this, request, exchange)) as Promise<JSONRPCResponse | undefined>;
+    return this.inflight.track(serveExchange(this, request, exchange)) as Promise<
+      JSONRPCResponse | undefined
+    >;
   }
 
   /** The `initialize` result for the answered version. */

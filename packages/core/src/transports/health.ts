@@ -46,7 +46,9 @@ export function resolveHealthPaths(
   const given = typeof option === 'object' ? option : {};
   for (const key of Object.keys(given)) {
     if (key !== 'healthPath' && key !== 'readyPath')
-      throw new TypeError(`${owner}: unknown health option '${key}'; known options are healthPath, readyPath`);
+      throw new TypeError(
+        `${owner}: unknown health option '${key}'; known options are healthPath, readyPath`,
+      );
   }
   const path = (value: unknown, name: string, fallback: string): string => {
     if (value === undefined) return fallback;
@@ -61,7 +63,9 @@ export function resolveHealthPaths(
     readyPath: path(given.readyPath, 'readyPath', '/readyz'),
   };
   if (paths.healthPath === paths.readyPath)
-    throw new TypeError(`${owner}: health.healthPath and health.readyPath must differ (both ${paths.healthPath})`);
+    throw new TypeError(
+      `${owner}: health.healthPath and health.readyPath must differ (both ${paths.healthPath})`,
+    );
   return paths;
 }
 
@@ -83,7 +87,10 @@ const PROBE_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cach
 export function probeAnswer(host: ConnectionHost, probe: 'alive' | 'ready'): ProbeAnswer {
   if (probe === 'alive') return { status: 200, headers: PROBE_HEADERS, body: '{"status":"ok"}' };
   const readiness = host.readiness();
-  const body = JSON.stringify({ status: readiness.ready ? 'ready' : 'unavailable', checks: readiness.checks });
+  const body = JSON.stringify({
+    status: readiness.ready ? 'ready' : 'unavailable',
+    checks: readiness.checks,
+  });
   if (readiness.ready) return { status: 200, headers: PROBE_HEADERS, body };
   return { status: 503, headers: { ...PROBE_HEADERS, 'retry-after': String(RETRY_AFTER_SECONDS) }, body };
 }
