@@ -8,8 +8,8 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GantryApplication } from '@gantry/core';
 import Fastify from 'fastify';
+import { createDrainApp, Latch } from '../../core/test/fixtures/drain-app';
 import { gantryMcp, http } from '../src';
-import { createDrainApp, Latch } from './fixtures/drain-app';
 import { headersFor, rpc } from './stateless-support';
 
 const ACCEPT = 'application/json, text/event-stream';

@@ -1,5 +1,3 @@
-import type { ConnectionHost } from './connection-host';
-
 /** One readiness check: whether it passes, and why not (a fixed sentence, never a secret). */
 export interface ReadinessCheck {
   readonly ok: boolean;
@@ -84,7 +82,7 @@ const PROBE_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cach
  * `{"status":"unavailable",…}` with `Retry-After` when a check fails). Nothing but fixed
  * sentences is reported: no addresses, URLs or credentials.
  */
-export function probeAnswer(host: ConnectionHost, probe: 'alive' | 'ready'): ProbeAnswer {
+export function probeAnswer(host: { readiness(): Readiness }, probe: 'alive' | 'ready'): ProbeAnswer {
   if (probe === 'alive') return { status: 200, headers: PROBE_HEADERS, body: '{"status":"ok"}' };
   const readiness = host.readiness();
   const body = JSON.stringify({
