@@ -169,6 +169,16 @@ export {
   type SessionReplica,
 } from './transports/connection-host';
 export {
+  type HealthOption,
+  type HealthPaths,
+  type ProbeAnswer,
+  probeAnswer,
+  RETRY_AFTER_SECONDS,
+  type Readiness,
+  type ReadinessCheck,
+  resolveHealthPaths,
+} from './transports/health';
+export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,
   type HostOriginRequest,

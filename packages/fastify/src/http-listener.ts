@@ -12,7 +12,10 @@ import type { GantryMcpOptions } from './options';
 import { PLUGIN_META, serveMcp } from './plugin';
 import { resolveOptions } from './resolve-options';
 
-/** Options of the standalone HTTP listener: where to listen, plus the plugin's options. */
+/**
+ * Options of the standalone HTTP listener: where to listen, plus the plugin's options; `health`
+ * (`GET /healthz`, `GET /readyz`) is on unless `health: false`.
+ */
 export interface HttpListenerOptions extends Omit<GantryMcpOptions, 'app'> {
   /** Default 127.0.0.1: local servers should not listen on every interface. */
   host?: string;
@@ -117,7 +120,8 @@ export function http(options: HttpListenerOptions = {}): HttpListener {
       // Registered as `gantryMcp` registers itself, but serving the host handed over.
       await fastify.register(
         fp(
-          async (instance) => serveMcp(instance, resolveOptions(pluginOptions, connectionHost)),
+          // Health probes are on by default here: this server is the app's alone.
+          async (instance) => serveMcp(instance, resolveOptions(pluginOptions, connectionHost, true)),
           PLUGIN_META,
         ),
       );

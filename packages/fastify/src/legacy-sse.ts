@@ -8,6 +8,7 @@ import {
 } from '@gantry/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './errors';
+import { refuseWhileDraining } from './health';
 import { newId } from './http-session';
 import type { ResolvedOptions } from './options';
 import { authOf } from './request-auth';
@@ -79,6 +80,9 @@ export function registerLegacySse(
   };
 
   fastify.get(ssePath, { onRequest: gate, exposeHeadRoute: false }, async (request, reply) => {
+    // A legacy GET opens a session: refused while draining, as initialize is.
+    const refused = refuseWhileDraining(host, reply);
+    if (refused) return refused;
     if (live.size + deps.sessions.size >= options.maxSessions) {
       return sendError(
         reply,

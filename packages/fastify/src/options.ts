@@ -1,4 +1,11 @@
-import type { ApiKeyAuth, ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
+import type {
+  ApiKeyAuth,
+  ConnectionHost,
+  GantryApplication,
+  HealthOption,
+  HealthPaths,
+  HostOriginPolicy,
+} from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';
@@ -66,6 +73,21 @@ export interface GantryMcpOptions {
    * for simple API-key authentication without OAuth metadata.
    */
   auth?: AuthOptions | ApiKeyAuth;
+  /**
+   * Health probes: `GET /healthz` (200 `{"status":"ok"}` while the process serves) and
+   * `GET /readyz` (200 when bootstrapped, the cluster backend reachable and not draining; else
+   * 503 with `Retry-After`; the JSON body names every check). They sit beside `path`, not under
+   * it, but under the Fastify prefix the plugin is registered with (`/api/readyz` for
+   * `{ prefix: '/api' }`). They need no authentication and skip the Host/Origin checks: they
+   * disclose nothing and change nothing. Off by default in the plugin (the app may have its own
+   * probes); on by default in `http()`.
+   *
+   * @example
+   * ```ts
+   * await fastify.register(gantryMcp, { app, health: { readyPath: '/ready' } });
+   * ```
+   */
+  health?: HealthOption;
 }
 
 /** Options with every default applied. */
@@ -90,4 +112,6 @@ export interface ResolvedOptions {
   readonly auth: AuthOptions | undefined;
   /** API-key authentication, when `auth` is `apiKeys(…)` (then `auth` is undefined). */
   readonly apiKeys: ApiKeyAuth | undefined;
+  /** Where the probes are served; undefined when off. */
+  readonly health: HealthPaths | undefined;
 }

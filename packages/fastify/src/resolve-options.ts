@@ -1,4 +1,10 @@
-import { type ConnectionHost, connectionHostOf, HostOriginPolicy, isApiKeyAuth } from '@gantry/core';
+import {
+  type ConnectionHost,
+  connectionHostOf,
+  HostOriginPolicy,
+  isApiKeyAuth,
+  resolveHealthPaths,
+} from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
@@ -17,6 +23,7 @@ const KEYS = new Set([
   'cors',
   'legacySse',
   'auth',
+  'health',
 ]);
 
 function fail(message: string): never {
@@ -62,6 +69,8 @@ function hostOf(app: unknown): ConnectionHost {
 export function resolveOptions(
   options: GantryMcpOptions | Omit<GantryMcpOptions, 'app'>,
   host?: ConnectionHost,
+  /** Whether `health: undefined` means on (the `http()` listener) or off (the plugin). */
+  healthByDefault = false,
 ): ResolvedOptions {
   if (typeof options !== 'object' || options === null)
     fail('options must be an object with at least { app }');
@@ -136,5 +145,6 @@ export function resolveOptions(
     auth:
       options.auth === undefined || isApiKeyAuth(options.auth) ? undefined : checkAuthOptions(options.auth),
     apiKeys: isApiKeyAuth(options.auth) ? options.auth : undefined,
+    health: resolveHealthPaths('gantryMcp', options.health, healthByDefault),
   };
 }

@@ -6,9 +6,13 @@ import {
   type ConnectionHost,
   connectionHostOf,
   type GantryApplication,
+  type HealthOption,
   HostOriginPolicy,
   isApiKeyAuth,
   type McpListener,
+  probeAnswer,
+  RETRY_AFTER_SECONDS,
+  resolveHealthPaths,
 } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -75,6 +79,13 @@ export interface WebSocketOptions extends WebSocketBindingOptions {
   host?: string;
   /** Port to bind; 0 picks a free one (see {@link WebSocketListener.port}). */
   port: number;
+  /**
+   * Health probes on the listener's HTTP server: `GET /healthz` (200 `{"status":"ok"}`) and
+   * `GET /readyz` (200, or 503 with `Retry-After` while not ready; the JSON body names every
+   * check), without authentication or Host/Origin checks (they disclose nothing and change
+   * nothing). Default on; `false` turns them off.
+   */
+  health?: HealthOption;
 }
 
 /** The listener returned by {@link websocket}. */
@@ -178,6 +189,13 @@ class WebSocketGateway {
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => {});
     if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+    // A draining app takes no new connection; the sockets open are served until its grace ends.
+    const refusal = this.host.refusal;
+    if (refusal !== undefined) {
+      return refuse(socket, 503, 'Service Unavailable', `Service Unavailable: ${refusal}`, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
+    }
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       return refuse(socket, 426, 'Upgrade Required', 'Expected a WebSocket upgrade');
     }
@@ -332,6 +350,7 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
   const path = options.path ?? '/mcp';
   resolveFlowOptions('websocket', options);
   hostOriginPolicy('websocket', options);
+  const health = resolveHealthPaths('websocket', options.health, true);
   let server: Server | undefined;
   let gateway: WebSocketGateway | undefined;
   let port = 0;
@@ -350,7 +369,14 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
       if (server) throw new Error('This WebSocket listener is already listening');
       const g = new WebSocketGateway(connectionHost, options);
       gateway = g;
-      const s = createServer((_req, res) => {
+      const s = createServer((req, res) => {
+        const probe = health && probeOf(req, health);
+        if (probe) {
+          const answer = probeAnswer(connectionHost, probe);
+          res.writeHead(answer.status, answer.headers);
+          res.end(req.method === 'HEAD' ? undefined : answer.body);
+          return;
+        }
         res.writeHead(426, {
           'Content-Type': 'text/plain; charset=utf-8',
           Upgrade: 'websocket',
@@ -385,6 +411,20 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
       });
     },
   };
+}
+
+/** Which probe a plain HTTP request to the standalone listener asks for (GET or HEAD, query ignored). */
+function probeOf(
+  req: IncomingMessage,
+  paths: { readonly healthPath: string; readonly readyPath: string },
+): 'alive' | 'ready' | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path === paths.healthPath) return 'alive';
+  if (path === paths.readyPath) return 'ready';
+  return undefined;
 }
 
 /**

@@ -15,7 +15,9 @@ interface Server {
 }
 
 async function startServer(port = 0): Promise<Server> {
-  const { app, probe } = await createFlowApp();
+  // shutdownGraceMs 0: the server goes away at once, as a crashed or killed one would, so the
+  // call in flight is lost (a drain would deliver its answer).
+  const { app, probe } = await createFlowApp({ shutdownGraceMs: 0 });
   const listener = websocket({ port });
   await app.listen(listener);
   return { app, probe, port: listener.port };
@@ -133,7 +135,9 @@ describe('WebSocketClientTransport reconnecting to a Gantry server', () => {
   it('stops at once when the server refuses the new upgrade with a client error', async () => {
     // The server lets the first socket in, and refuses every later one.
     let admitted = 0;
-    const { app, probe } = await createFlowApp();
+    // shutdownGraceMs 0: the server goes away at once, as a crashed or killed one would, so the
+    // call in flight is lost (a drain would deliver its answer).
+    const { app, probe } = await createFlowApp({ shutdownGraceMs: 0 });
     const listener = websocket({
       port: 0,
       authenticate: () => {

@@ -76,6 +76,7 @@ export class GantryFactory {
       throw error;
     }
     await container.callHook('onApplicationBootstrap');
+    app.markBootstrapped();
     return app;
   }
 }

@@ -75,4 +75,16 @@ export interface GantryServerOptions {
    * shared `requestState` key.
    */
   cluster?: ClusterLink;
+  /**
+   * How long in-flight requests may run on once the application drains (`app.close()`, or a
+   * signal with `enableShutdownHooks()`): their responses are delivered; what still runs after
+   * this is cancelled through `ctx.signal`. 0 cancels at once. Default 10 000 ms.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * How long a draining application reports not ready (`GET /readyz` 503) while still accepting
+   * new work, before it refuses it: time for a load balancer (e.g. Kubernetes endpoints) to stop
+   * sending any. Default 0.
+   */
+  drainDelayMs?: number;
 }

@@ -9,6 +9,7 @@ import type {
 import type { ClusterLink, ClusterMessage, SessionRecord } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
+import type { Readiness } from './health';
 
 /** What a transport lets handlers do with their streams. */
 export interface StreamControls {
@@ -134,6 +135,18 @@ export interface ConnectionHost {
   findTool(name: string): ToolDefinition | undefined;
   /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
   close(): Promise<void>;
+  /**
+   * Whether the application should get new work, check by check (`GET /readyz` reports it):
+   * bootstrapped, the cluster backend reachable when there is one, not draining.
+   */
+  readiness(): Readiness;
+  /**
+   * Why new work is refused, once the application drains (`close()` or a shutdown signal, after
+   * `drainDelayMs`); undefined while it is accepted. Network transports then answer new sessions,
+   * connections and stateless requests with 503 and `Retry-After`; requests on connections and
+   * sessions already open are still served until `shutdownGraceMs` ends.
+   */
+  readonly refusal: string | undefined;
   /**
    * The application's cluster, when it was created with one (`GantryFactory.create(…, { cluster })`):
    * the link, and the messages from other nodes that the transports handle (session ends,

@@ -11,6 +11,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClusterUnavailableError } from '../cluster/cluster-sessions';
 import { sendError } from '../errors';
+import { refuseWhileDraining } from '../health';
 import { type HttpSession, newId } from '../http-session';
 import { authOf } from '../request-auth';
 import { accepts, header } from '../request-headers';
@@ -51,6 +52,9 @@ async function postStateless(
     );
   }
   if (classified.kind === 'invalid') return invalidMessage(reply, classified);
+  // Each stateless request is new work: while draining it goes to another instance.
+  const refused = refuseWhileDraining(context.host, reply);
+  if (refused) return refused;
   const message: JSONRPCRequest = classified.message;
   const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
   if (problem)
@@ -103,6 +107,12 @@ async function postSession(
     );
   }
 
+  // New sessions (and stateless mode's one-POST connections) are refused while draining;
+  // requests on open sessions are served until the shutdown grace ends.
+  if (initialize || options.mode === 'stateless') {
+    const refused = refuseWhileDraining(context.host, reply);
+    if (refused) return refused;
+  }
   let session: HttpSession;
   if (options.mode === 'stateless') {
     // Each POST stands alone: a connection of its own that needs no initialize.
