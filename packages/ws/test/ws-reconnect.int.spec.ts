@@ -80,8 +80,9 @@ describe('WebSocketClientTransport reconnecting to a Gantry server', () => {
     // A call in flight when the server goes away fails; the connection itself lives on.
     const inFlight = callTool(peer, 'hold', { n: 1 });
     await first.probe.until(() => first.probe.started === 1);
-    first.probe.releaseAll();
     await first.app.close();
+    // Only now does the handler (which ignores its signal) finish: its answer has no connection.
+    first.probe.releaseAll();
     servers.splice(servers.indexOf(first), 1);
     const lost = await inFlight.then(
       () => undefined,
