@@ -31,6 +31,38 @@ describe('readiness', () => {
   });
 });
 
+describe('a new listen stream while draining', () => {
+  it('is refused, naming the cause, while the grace runs', async () => {
+    const module = await Test.createTestingModule({ imports: [DrainModule] }).compile();
+    const client = await module.createClient();
+    const latch = module.get(Latch);
+    const call = client.callTool('hold');
+    await latch.started;
+    const closing = module.app.close();
+    const listen = {
+      jsonrpc: '2.0' as const,
+      id: 'l1',
+      method: 'subscriptions/listen',
+      params: {
+        notifications: { toolsListChanged: true },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    };
+    expect(await connectionHostOf(module.app).exchange(listen, { notify: () => undefined })).toEqual({
+      jsonrpc: '2.0',
+      id: 'l1',
+      error: { code: -32603, message: `Service Unavailable: ${REFUSAL}`, data: { retryAfterMs: 2000 } },
+    });
+    latch.release();
+    await call;
+    await closing;
+    await module.close();
+  });
+});
+
 describe('drainDelayMs', () => {
   afterEach(() => jest.useRealTimers());
 

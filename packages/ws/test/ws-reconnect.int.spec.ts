@@ -81,6 +81,7 @@ describe('WebSocketClientTransport reconnecting to a Gantry server', () => {
     const inFlight = callTool(peer, 'hold', { n: 1 });
     await first.probe.until(() => first.probe.started === 1);
     await first.app.close();
+    // Only now does the handler (which ignores its signal) finish: its answer has no connection.
     first.probe.releaseAll();
     servers.splice(servers.indexOf(first), 1);
     const lost = await inFlight.then(

@@ -25,6 +25,8 @@ export class GantryApplication {
   private closing?: Promise<void>;
   private bootstrapped = false;
   private drainStarted = false;
+  /** Set when the host closes with `drain: false`: no one is left to answer. */
+  private drainSkipped = false;
   private readonly clusterListeners = new Set<(message: ClusterMessage) => void>();
   /** @internal What transports get: `connectionHostOf(app)`. */
   readonly [CONNECTION_HOST]: ConnectionHost;
@@ -48,7 +50,10 @@ export class GantryApplication {
       },
       servesNetwork: () => server.stateless.warnIfKeyIsEphemeral(),
       findTool: (name) => server.registry.tools.get(name),
-      close: () => this.close(),
+      close: (options) => {
+        if (options?.drain === false) this.drainSkipped = true;
+        return this.close();
+      },
       readiness: () => this.readiness(),
       get refusal() {
         return server.refusal;
@@ -257,8 +262,13 @@ export class GantryApplication {
   private async drain(): Promise<void> {
     const { delayMs, graceMs } = this.server.drainTimes;
     this.drainStarted = true;
+    const refusal = 'the server is shutting down; retry, another instance will answer';
+    if (this.drainSkipped) {
+      this.server.refusal = refusal;
+      return;
+    }
     if (delayMs > 0) await delay(delayMs);
-    this.server.refusal = 'the server is shutting down; retry, another instance will answer';
+    this.server.refusal = refusal;
     await this.server.endSubscriptions();
     const inflight = this.server.inflight;
     if (inflight.size === 0 || graceMs === 0) return;

@@ -213,7 +213,10 @@ export class GantryServer implements SessionHost {
   ): Result | Promise<Result> {
     // Before anything walks the params recursively (validators, digests, JSON.stringify).
     checkParamsDepth(request.method, request.params, this.maxParamsDepth);
-    if (this.refusal !== undefined) this.refuseNewStream(request.method);
+    if (this.refusal !== undefined) {
+      const refused = this.refusedStream(request.method);
+      if (refused) throw refused;
+    }
     if (isStatelessRequest(request))
       return this.inflight.track(this.stateless.handle(request, inbound, connection));
     return this.inflight.track(connection.serve(request, inbound));
@@ -223,12 +226,11 @@ export class GantryServer implements SessionHost {
    * While draining, a new listen stream is refused: it would only hold the grace and then end.
    * Other requests on open connections are served.
    */
-  private refuseNewStream(method: string): void {
-    if (method === StatelessMethod.SubscriptionsListen) {
-      throw new McpError(ErrorCode.InternalError, `Service Unavailable: ${this.refusal}`, {
-        retryAfterMs: 2000,
-      });
-    }
+  private refusedStream(method: string): McpError | undefined {
+    if (method !== StatelessMethod.SubscriptionsListen) return undefined;
+    return new McpError(ErrorCode.InternalError, `Service Unavailable: ${this.refusal}`, {
+      retryAfterMs: 2000,
+    });
   }
 
   /**
@@ -236,6 +238,8 @@ export class GantryServer implements SessionHost {
    * session and no Peer, one `InboundRequest` over the exchange.
    */
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
+    const refused = this.refusal === undefined ? undefined : this.refusedStream(request.method);
+    if (refused) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: refused.toJSON() });
     return this.inflight.track(serveExchange(this, request, exchange)) as Promise<
       JSONRPCResponse | undefined
     >;

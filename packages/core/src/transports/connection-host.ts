@@ -133,8 +133,12 @@ export interface ConnectionHost {
   servesNetwork(): void;
   /** The tool registered as `name`, for transports that read its declarations (`x-mcp-header`). */
   findTool(name: string): ToolDefinition | undefined;
-  /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
-  close(): Promise<void>;
+  /**
+   * Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. `drain: false`
+   * skips the wait for in-flight requests (`shutdownGraceMs`) when nothing could receive their
+   * answers any more, as when stdio's only connection has closed.
+   */
+  close(options?: { readonly drain?: boolean }): Promise<void>;
   /**
    * Whether the application should get new work, check by check (`GET /readyz` reports it):
    * bootstrapped, the cluster backend reachable when there is one, not draining.

@@ -347,7 +347,10 @@ export function stdio(options: StdioOptions = {}): McpListener {
       session = await host.connect(transport, { maxInflight });
       if (options.closeOnEnd ?? true) {
         session.onClose(() => {
-          host.close().catch((error) => host.logger.error('Error while closing after stdin ended:', error));
+          // The one connection is gone: nothing could receive what in-flight calls answer.
+          host
+            .close({ drain: false })
+            .catch((error) => host.logger.error('Error while closing after stdin ended:', error));
         });
       }
     },
