@@ -219,7 +219,7 @@ describe('README.md', () => {
         let stderr = '';
         server!.stderr!.on('data', (chunk: Buffer) => {
           stderr += chunk.toString('utf8');
-          const match = /listening on (http:\/\/\S+)/.exec(stderr);
+          const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
           if (match) found(match[1]);
         });
         server!.once('exit', (code) => failed(new Error(`src/http.ts exited with ${code}:\n${stderr}`)));
