@@ -1,6 +1,7 @@
 import type { ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
+import type { MetricsOptions, ResolvedMetrics } from './metrics-endpoint';
 import type { ResponseMode } from './request-stream';
 
 /** Options of the `gantryMcp` Fastify plugin. */
@@ -63,6 +64,12 @@ export interface GantryMcpOptions {
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
   /** OAuth 2.1 resource server: bearer tokens verified on every request. */
   auth?: AuthOptions;
+  /**
+   * `GET /metrics` in the Prometheus text format, from the OpenTelemetry metrics of the process
+   * (needs `@opentelemetry/exporter-prometheus` and `@opentelemetry/sdk-metrics`). Host checks
+   * apply, MCP auth does not. Off by default.
+   */
+  metrics?: boolean | MetricsOptions;
 }
 
 /** Options with every default applied. */
@@ -85,4 +92,5 @@ export interface ResolvedOptions {
   readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
   readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
   readonly auth: AuthOptions | undefined;
+  readonly metrics: ResolvedMetrics | undefined;
 }

@@ -1,6 +1,7 @@
 import { type ConnectionHost, connectionHostOf, HostOriginPolicy } from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
+import { resolveMetrics } from './metrics-endpoint';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
 
 const KEYS = new Set([
@@ -17,6 +18,7 @@ const KEYS = new Set([
   'cors',
   'legacySse',
   'auth',
+  'metrics',
 ]);
 
 function fail(message: string): never {
@@ -134,5 +136,6 @@ export function resolveOptions(
     cors,
     legacySse: legacy,
     auth: options.auth === undefined ? undefined : checkAuthOptions(options.auth),
+    metrics: resolveMetrics(options.metrics, fail),
   };
 }
