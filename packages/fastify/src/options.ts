@@ -68,6 +68,25 @@ export interface GantryMcpOptions {
    * `GET /metrics` in the Prometheus text format, from the OpenTelemetry metrics of the process
    * (needs `@opentelemetry/exporter-prometheus` and `@opentelemetry/sdk-metrics`). Host checks
    * apply, MCP auth does not. Off by default.
+   *
+   * Served by OpenTelemetry's Prometheus exporter rather than `prom-client`: Gantry records its
+   * metrics once, through the OpenTelemetry metrics API, and the exporter is one more reader of
+   * those instruments. One instrumentation path feeds both OTLP and Prometheus, with no second set
+   * of counters to keep in step.
+   *
+   * `true` registers a `MeterProvider` of Gantry's as the global one (refused when one is
+   * registered already); with your own SDK, pass its `PrometheusExporter` as `exporter`.
+   *
+   * @example
+   * ```ts
+   * // Standalone: Gantry owns the meter provider.
+   * await app.listen(http({ port: 3000, metrics: true }));
+   *
+   * // With @opentelemetry/sdk-node: the exporter is one of the SDK's metric readers.
+   * const exporter = new PrometheusExporter({ preventServerStart: true });
+   * new NodeSDK({ metricReaders: [exporter] }).start();
+   * await app.listen(http({ port: 3000, metrics: { exporter } }));
+   * ```
    */
   metrics?: boolean | MetricsOptions;
 }
