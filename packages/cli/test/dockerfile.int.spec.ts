@@ -209,6 +209,15 @@ describe('the Dockerfile of gantry new --transport http', () => {
   });
 });
 
+describe('docs/deploy.md', () => {
+  it('shows the Dockerfile gantry new writes for a registry project', async () => {
+    const dir = await scaffold('weather', '--no-link');
+    const page = readFileSync(join(__dirname, '../../../docs/deploy.md'), 'utf8');
+    const blocks = [...page.matchAll(/^```dockerfile\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    expect(blocks).toEqual([readFileSync(join(dir, 'Dockerfile'), 'utf8')]);
+  });
+});
+
 describe('the Dockerfile parser', () => {
   it('refuses a line that is no instruction, and instructions before FROM', () => {
     expect(() => parseDockerfile('FROM node AS a\n!!\n')).toThrow(/line 2: not an instruction/);
