@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import { GantryFactory, type GantryServerOptions, stdio } from '@gantry/core';
+import { type ApiKeyAuth, apiKeys, GantryFactory, type GantryServerOptions, stdio } from '@gantry/core';
 import { http } from '@gantry/fastify';
 import { redisCluster } from '@gantry/redis';
 import { attachWebSocket, websocket } from '@gantry/ws';
@@ -97,8 +97,24 @@ function clusterOptions(args: Arguments): Partial<GantryServerOptions> {
   return { cluster: redisCluster({ url: args.redis, requestStateKey: args.stateKey }) };
 }
 
+/**
+ * `NOTES_API_KEYS` (comma-separated, each at least 16 characters): HTTP and WebSocket then need
+ * one of them, as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Set but empty fails the
+ * start rather than serving without keys. stdio needs none: its client started the process.
+ */
+function keysFrom(env: NodeJS.ProcessEnv): ApiKeyAuth | undefined {
+  const keys = env.NOTES_API_KEYS;
+  if (keys === undefined) return undefined;
+  try {
+    return apiKeys({ keys });
+  } catch (error) {
+    throw new Error(`NOTES_API_KEYS: ${(error as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2), process.env);
+  const keys = keysFrom(process.env);
   // Before the app is created, so that its instruments find the SDK's providers.
   const telemetry = startTelemetry(process.env, { metrics: args.metrics });
   // stdio ends when stdin does: what the SDK buffered is flushed once the event loop is empty.
@@ -118,13 +134,15 @@ async function main(): Promise<void> {
       host: args.host,
       port: args.port,
       onListening: () => {},
+      auth: keys,
       metrics: telemetry.metrics,
     });
     await app.listen(listener);
     const url = listener.url as string;
     // WebSocket upgrades of /mcp go to @gantry/ws; every other request stays with Fastify.
     const fastify = listener.fastify;
-    if (args.ws && fastify) attachWebSocket(app, { server: fastify.server, path: '/mcp' });
+    if (args.ws && fastify)
+      attachWebSocket(app, { server: fastify.server, path: '/mcp', authenticate: keys });
     const wsUrl = url.replace(/^http:/, 'ws:');
     process.stderr.write(
       [
@@ -132,6 +150,11 @@ async function main(): Promise<void> {
         ...(args.metrics ? [`Prometheus metrics: ${url.replace(/\/mcp$/, '/metrics')}`] : []),
         ...(telemetry.sdk ? [`OpenTelemetry: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}`] : []),
         ...(args.ws ? [`It also serves MCP over WebSocket on ${wsUrl} (subprotocol "mcp").`] : []),
+        ...(keys
+          ? [
+              'Clients need one of the NOTES_API_KEYS (header "X-API-Key: <key>" or "Authorization: Bearer <key>").',
+            ]
+          : []),
         'Connect a client:',
         `  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport "Streamable HTTP", URL ${url})`,
         `  Claude Code:    claude mcp add --transport http notes ${url}`,
@@ -142,7 +165,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } else if (args.ws) {
-    const listener = websocket({ host: args.host, port: args.port });
+    const listener = websocket({ host: args.host, port: args.port, authenticate: keys });
     await app.listen(listener);
     process.stderr.write(
       [

@@ -1,9 +1,12 @@
 // The Dockerfile `gantry new --transport http` writes, linted with a small parser (Docker is not
 // run here): stages, user, probes, the command, and every file it copies from the context.
 // Instructions per https://docs.docker.com/reference/dockerfile/.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
+import { http } from '@gantry/fastify';
+import { createDualEraApp } from '../../core/test/fixtures/dual-era-app';
 import { ExitCode } from '../src/exit-codes';
 import { runInProcess } from './support/run-in-process';
 
@@ -206,6 +209,35 @@ describe('the Dockerfile of gantry new --transport http', () => {
     );
     expect(existsSync(join(dir, 'Dockerfile'))).toBe(false);
     expect(existsSync(join(dir, '.dockerignore'))).toBe(false);
+  });
+});
+
+/** Runs a HEALTHCHECK's `CMD` as Docker does (`/bin/sh -c`); resolves with its exit code. */
+function runHealthcheck(command: string): Promise<number> {
+  return new Promise((done) => {
+    execFile('/bin/sh', ['-c', command], (error) => done(error ? Number(error.code ?? 1) : 0));
+  });
+}
+
+describe('the health check command', () => {
+  it('passes while http() serves /healthz, and fails once the server is gone', async () => {
+    const dir = await scaffold('weather', '--no-link');
+    const runtime = parseDockerfile(readFileSync(join(dir, 'Dockerfile'), 'utf8')).at(-1) as Stage;
+    const [healthcheck] = all(runtime, 'HEALTHCHECK');
+    const command = healthcheck.args.replace(/^.*?\bCMD /, '');
+    const app = await createDualEraApp();
+    const listener = http({ port: 0, onListening: () => {} });
+    await app.listen(listener);
+    const { port } = new URL(listener.url as string);
+    // The image's port is 3000; here the listener has a free one.
+    const probe = command.replace('127.0.0.1:3000', `127.0.0.1:${port}`);
+    expect(probe).not.toBe(command);
+    try {
+      expect(await runHealthcheck(probe)).toBe(0);
+    } finally {
+      await app.close();
+    }
+    expect(await runHealthcheck(probe)).toBe(1);
   });
 });
 

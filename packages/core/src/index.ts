@@ -96,7 +96,17 @@ export {
   isExtensionId,
 } from './extensions/extension.decorator';
 export type { ExtensionDefinition, ExtensionMethodHandler } from './extensions/extension-scanner';
-export { type Logger, StderrLogger, silentLogger } from './logger';
+export {
+  isDefaultLogger,
+  type Logger,
+  type LoggerLevel,
+  type PinoLike,
+  pinoLogger,
+  pinoOf,
+  routeDefaultLogger,
+  StderrLogger,
+  silentLogger,
+} from './logger';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';
 export type { PromptDefinition } from './registry/prompt-definition';
@@ -136,6 +146,19 @@ export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
 export {
+  API_KEY_CHALLENGE,
+  ApiKeyAuth,
+  type ApiKeyEntry,
+  type ApiKeyIdentity,
+  type ApiKeyOutcome,
+  type ApiKeyRequest,
+  type ApiKeysOptions,
+  apiKeys,
+  constantTimeEqual,
+  isApiKeyAuth,
+  MIN_API_KEY_LENGTH,
+} from './transports/api-keys';
+export {
   type ClusterAccess,
   CONNECTION_HOST,
   type Connection,
@@ -145,6 +168,16 @@ export {
   type Exchange,
   type SessionReplica,
 } from './transports/connection-host';
+export {
+  type HealthOption,
+  type HealthPaths,
+  type ProbeAnswer,
+  probeAnswer,
+  RETRY_AFTER_SECONDS,
+  type Readiness,
+  type ReadinessCheck,
+  resolveHealthPaths,
+} from './transports/health';
 export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,

@@ -52,3 +52,126 @@ function safeJson(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * The part of a pino logger (or any logger with pino's call order: an object of fields first,
+ * then the message) that {@link pinoLogger} uses.
+ */
+export interface PinoLike {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}
+
+const PINO = Symbol('@gantry/core.pino');
+
+/**
+ * Gantry's diagnostics through a pino logger: `logger.warn('message', error, detail)` becomes
+ * `pino.warn({ err: error, details: [detail] }, 'message')`, so errors keep their stack under
+ * pino's `err` serializer. Under `http()`, Fastify then logs its requests to the same pino.
+ *
+ * On stdio, give pino a destination other than stdout (`pino(pino.destination(2))`): stdout
+ * carries the protocol, and pino writes to its file descriptor directly.
+ *
+ * @example
+ * ```ts
+ * import pino from 'pino';
+ * const app = await GantryFactory.create(AppModule, { name, version, logger: pinoLogger(pino({ level: 'debug' })) });
+ * ```
+ */
+export function pinoLogger(pino: PinoLike): Logger {
+  if (
+    !pino ||
+    !LEVELS.every((level) => typeof (pino as unknown as Record<string, unknown>)[level] === 'function')
+  ) {
+    throw new TypeError(
+      'pinoLogger(pino): expected a pino logger (with debug, info, warn and error methods)',
+    );
+  }
+  const write =
+    (level: LoggerLevel) =>
+    (message: string, ...details: unknown[]) => {
+      if (details.length === 0) return pino[level]({}, message);
+      const err = details.find((d) => d instanceof Error);
+      const rest = details.filter((d) => d !== err);
+      pino[level]({ ...(err !== undefined && { err }), ...(rest.length > 0 && { details: rest }) }, message);
+    };
+  return Object.assign(
+    { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') },
+    { [PINO]: pino },
+  );
+}
+
+/** The pino logger behind a {@link pinoLogger}, for transports that log to it too (Fastify). */
+export function pinoOf(logger: Logger): PinoLike | undefined {
+  return (logger as { [PINO]?: PinoLike })[PINO];
+}
+
+/**
+ * The logger of an application created without a `logger` option: stderr lines at `LOG_LEVEL`
+ * (default `info`), until a network listener routes it to its own (the `http()` listener: to
+ * Fastify's pino). Only this default is ever routed: a logger the user chose stays.
+ */
+export class DefaultLogger implements Logger {
+  private target: Logger = new StderrLogger('gantry', levelFromEnvironment());
+
+  debug(message: string, ...details: unknown[]): void {
+    this.target.debug(message, ...details);
+  }
+  info(message: string, ...details: unknown[]): void {
+    this.target.info(message, ...details);
+  }
+  warn(message: string, ...details: unknown[]): void {
+    this.target.warn(message, ...details);
+  }
+  error(message: string, ...details: unknown[]): void {
+    this.target.error(message, ...details);
+  }
+
+  /** @internal Sends everything to `target` from now on. */
+  routeTo(target: Logger): void {
+    this.target = target;
+  }
+}
+
+/**
+ * Routes an application's diagnostics to `target` when the application uses the default logger
+ * (created without `logger`); true when it did. `http()` calls it with Fastify's pino.
+ */
+export function routeDefaultLogger(appLogger: Logger, target: Logger): boolean {
+  if (!(appLogger instanceof DefaultLogger)) return false;
+  appLogger.routeTo(target);
+  return true;
+}
+
+/** Whether the application's logger is the default one (no `logger` option given). */
+export function isDefaultLogger(logger: Logger): boolean {
+  return logger instanceof DefaultLogger;
+}
+
+/** `LOG_LEVEL` as a Gantry level (pino's `trace` → debug, `fatal` → error, `silent` → error); default info. */
+function levelFromEnvironment(): LoggerLevel {
+  const value = process.env.LOG_LEVEL?.toLowerCase();
+  if (value === 'trace') return 'debug';
+  if (value === 'fatal' || value === 'silent') return 'error';
+  return (LEVELS as readonly string[]).includes(value ?? '') ? (value as LoggerLevel) : 'info';
+}
+
+/**
+ * Whether a {@link pinoLogger}'s pino writes to stdout (`pino()` with no destination writes to
+ * file descriptor 1 directly, past stdio's guard of `process.stdout`). Best effort: a pino
+ * transport running in a worker is not seen.
+ */
+export function logsToStdout(logger: Logger): boolean {
+  const pino = pinoOf(logger);
+  for (let o: object | null = pino ?? null; o; o = Object.getPrototypeOf(o)) {
+    for (const symbol of Object.getOwnPropertySymbols(o)) {
+      // pino keeps its destination under a private Symbol('pino.stream').
+      if (symbol.description !== 'pino.stream') continue;
+      const stream = (o as Record<symbol, { fd?: unknown } | undefined>)[symbol];
+      return stream === (process.stdout as unknown) || stream?.fd === 1;
+    }
+  }
+  return false;
+}

@@ -97,9 +97,11 @@ describe('the testing module', () => {
 });
 
 describe('app.close()', () => {
-  it('cancels in-flight calls, then runs the shutdown hooks', async () => {
+  it('with shutdownGraceMs 0, cancels in-flight calls at once, then runs the shutdown hooks', async () => {
     events.length = 0;
-    const module = await Test.createTestingModule({ imports: [DictionaryModule] }).compile();
+    const module = await Test.createTestingModule({ imports: [DictionaryModule] }).compile({
+      shutdownGraceMs: 0,
+    });
     const client = await module.createClient();
     const started = new Promise<void>((resolve) => {
       onHangStarted = resolve;

@@ -1,3 +1,4 @@
+export { type ApiKeyEntry, type ApiKeysOptions, apiKeys } from '@gantry/core';
 export * from './auth';
 export { type EventStore, InMemoryEventStore, type InMemoryEventStoreOptions } from './event-store';
 export { type HttpListener, type HttpListenerOptions, http } from './http-listener';

@@ -8,9 +8,11 @@ import {
 } from '@gantry/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './errors';
+import { refuseWhileDraining } from './health';
 import { newId } from './http-session';
 import type { ResolvedOptions } from './options';
 import { authOf } from './request-auth';
+import { logSessionOf } from './request-log';
 import type { SessionStore } from './session-store';
 import { openSseResponse, SseWriter, sseEvent } from './sse-writer';
 
@@ -78,6 +80,9 @@ export function registerLegacySse(
   };
 
   fastify.get(ssePath, { onRequest: gate, exposeHeadRoute: false }, async (request, reply) => {
+    // A legacy GET opens a session: refused while draining, as initialize is.
+    const refused = refuseWhileDraining(host, reply);
+    if (refused) return refused;
     if (live.size + deps.sessions.size >= options.maxSessions) {
       return sendError(
         reply,
@@ -87,6 +92,7 @@ export function registerLegacySse(
       );
     }
     const id = newId();
+    logSessionOf(request, reply, id);
     const response = openSseResponse(reply);
     const writer = new SseWriter(id, {
       retryMs: options.retryMs,
@@ -134,6 +140,7 @@ export function registerLegacySse(
         'Bad Request: the sessionId query parameter is required',
       );
     }
+    logSessionOf(request, reply, id);
     const session = live.get(id);
     const principal = principalOf(authOf(request));
     if (!session && cluster) {

@@ -1,4 +1,11 @@
-import type { ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantry/core';
+import type {
+  ApiKeyAuth,
+  ConnectionHost,
+  GantryApplication,
+  HealthOption,
+  HealthPaths,
+  HostOriginPolicy,
+} from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { MetricsOptions, ResolvedMetrics } from './metrics-endpoint';
@@ -62,8 +69,26 @@ export interface GantryMcpOptions {
   cors?: boolean | { origins?: string[] | '*'; maxAgeSec?: number };
   /** Legacy HTTP+SSE endpoints for 2024-11-05 clients (`GET /sse`, `POST /messages`). Default on. */
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
-  /** OAuth 2.1 resource server: bearer tokens verified on every request. */
-  auth?: AuthOptions;
+  /**
+   * OAuth 2.1 resource server (bearer tokens verified on every request), or `apiKeys({ keys })`
+   * for simple API-key authentication without OAuth metadata.
+   */
+  auth?: AuthOptions | ApiKeyAuth;
+  /**
+   * Health probes: `GET /healthz` (200 `{"status":"ok"}` while the process serves) and
+   * `GET /readyz` (200 when bootstrapped, the cluster backend reachable and not draining; else
+   * 503 with `Retry-After`; the JSON body names every check). They sit beside `path`, not under
+   * it, but under the Fastify prefix the plugin is registered with (`/api/readyz` for
+   * `{ prefix: '/api' }`). They need no authentication and skip the Host/Origin checks: they
+   * disclose nothing and change nothing. Off by default in the plugin (the app may have its own
+   * probes); on by default in `http()`.
+   *
+   * @example
+   * ```ts
+   * await fastify.register(gantryMcp, { app, health: { readyPath: '/ready' } });
+   * ```
+   */
+  health?: HealthOption;
   /**
    * `GET /metrics` in the Prometheus text format, from the OpenTelemetry metrics of the process
    * (needs `@opentelemetry/exporter-prometheus` and `@opentelemetry/sdk-metrics`). Host checks
@@ -111,5 +136,9 @@ export interface ResolvedOptions {
   readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
   readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
   readonly auth: AuthOptions | undefined;
+  /** API-key authentication, when `auth` is `apiKeys(…)` (then `auth` is undefined). */
+  readonly apiKeys: ApiKeyAuth | undefined;
+  /** Where the probes are served; undefined when off. */
+  readonly health: HealthPaths | undefined;
   readonly metrics: ResolvedMetrics | undefined;
 }

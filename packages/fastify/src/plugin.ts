@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { registerProtectedResourceMetadata } from './auth';
 import { registerBodyParsers, registerErrorHandler } from './body-parsing';
 import { sendError } from './errors';
+import { registerHealth } from './health';
 import { registerLegacySse } from './legacy-sse';
 import { registerMetricsEndpoint } from './metrics-endpoint';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
@@ -28,7 +29,11 @@ export async function serveMcp(fastify: FastifyInstance, options: ResolvedOption
 
   // DNS-rebinding protection and CORS first, then authentication (MCP 2025-11-25, Basic /
   // Transports / Security Warning: an invalid Origin → 403).
+  // Probes skip the Host/Origin check: Kubernetes sends `Host: <pod ip>:<port>`, which a loopback
+  // default or an `allowedHosts` list refuses, and a rebound page can only read `{"status":…}`.
+  const probes = options.health ? registerHealth(fastify, host, options.health) : undefined;
   fastify.addHook('onRequest', async (request, reply) => {
+    if (probes?.has(request.routeOptions.url ?? '')) return;
     const problem = hostOriginProblem(request, options, request.url.startsWith('/.well-known/'));
     if (problem) return sendError(reply, 403, ErrorCode.ServerError, problem);
     applyCors(request, reply, options);

@@ -1,4 +1,10 @@
-import { type ConnectionHost, connectionHostOf, HostOriginPolicy } from '@gantry/core';
+import {
+  type ConnectionHost,
+  connectionHostOf,
+  HostOriginPolicy,
+  isApiKeyAuth,
+  resolveHealthPaths,
+} from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import { resolveMetrics } from './metrics-endpoint';
@@ -18,6 +24,7 @@ const KEYS = new Set([
   'cors',
   'legacySse',
   'auth',
+  'health',
   'metrics',
 ]);
 
@@ -64,6 +71,8 @@ function hostOf(app: unknown): ConnectionHost {
 export function resolveOptions(
   options: GantryMcpOptions | Omit<GantryMcpOptions, 'app'>,
   host?: ConnectionHost,
+  /** Whether `health: undefined` means on (the `http()` listener) or off (the plugin). */
+  healthByDefault = false,
 ): ResolvedOptions {
   if (typeof options !== 'object' || options === null)
     fail('options must be an object with at least { app }');
@@ -135,7 +144,10 @@ export function resolveOptions(
     }),
     cors,
     legacySse: legacy,
-    auth: options.auth === undefined ? undefined : checkAuthOptions(options.auth),
+    auth:
+      options.auth === undefined || isApiKeyAuth(options.auth) ? undefined : checkAuthOptions(options.auth),
+    apiKeys: isApiKeyAuth(options.auth) ? options.auth : undefined,
+    health: resolveHealthPaths('gantryMcp', options.health, healthByDefault),
     metrics: resolveMetrics(options.metrics, fail),
   };
 }

@@ -77,6 +77,8 @@ async function shut(client: RedisConnection): Promise<void> {
  * pub/sub channel, and a liveness key per node renewed every heartbeat.
  */
 export class RedisCluster implements ClusterLink {
+  /** The name of this link's check in `GET /readyz`. */
+  readonly backend = 'redis';
   readonly nodeId: string;
   readonly requestStateKey: string | Uint8Array | undefined;
   /** The command client: an application may keep its own data in the same Redis with it. */

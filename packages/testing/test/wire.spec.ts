@@ -35,7 +35,13 @@ let app: Awaited<ReturnType<typeof GantryFactory.create>>;
 let wire: Wire;
 
 beforeEach(async () => {
-  app = await GantryFactory.create(WireModule, { name: 'wire', version: '1.0.0', logger: false });
+  // shutdownGraceMs 0: a `wait` call left running is cancelled when the test closes the app.
+  app = await GantryFactory.create(WireModule, {
+    name: 'wire',
+    version: '1.0.0',
+    logger: false,
+    shutdownGraceMs: 0,
+  });
   wire = await openWire(app);
 });
 

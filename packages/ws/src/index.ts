@@ -1,3 +1,4 @@
+export { type ApiKeysOptions, apiKeys } from '@gantry/core';
 export {
   attachWebSocket,
   MCP_SUBPROTOCOL,

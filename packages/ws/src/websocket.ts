@@ -2,11 +2,17 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
+  type ApiKeyAuth,
   type ConnectionHost,
   connectionHostOf,
   type GantryApplication,
+  type HealthOption,
   HostOriginPolicy,
+  isApiKeyAuth,
   type McpListener,
+  probeAnswer,
+  RETRY_AFTER_SECONDS,
+  resolveHealthPaths,
 } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -57,8 +63,14 @@ export interface WebSocketBindingOptions extends WebSocketFlowOptions {
    * `ctx.auth`), or `undefined` to accept the socket anonymously; throw to refuse with 401
    * (or with the error's `status` when it is 401 or 403). When the AuthInfo has `expiresAt`, the socket
    * is closed with 1008 when the token expires, so it never outlives it.
+   *
+   * Or `apiKeys({ keys })` (from `@gantry/core`): the upgrade must carry one of the keys as
+   * `Authorization: Bearer <key>` or `X-API-Key: <key>`; others get 401 with
+   * `WWW-Authenticate: Bearer realm="mcp"`.
    */
-  authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  authenticate?:
+    | ((request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>)
+    | ApiKeyAuth;
 }
 
 /** Options of {@link websocket}. */
@@ -67,6 +79,13 @@ export interface WebSocketOptions extends WebSocketBindingOptions {
   host?: string;
   /** Port to bind; 0 picks a free one (see {@link WebSocketListener.port}). */
   port: number;
+  /**
+   * Health probes on the listener's HTTP server: `GET /healthz` (200 `{"status":"ok"}`) and
+   * `GET /readyz` (200, or 503 with `Retry-After` while not ready; the JSON body names every
+   * check), without authentication or Host/Origin checks (they disclose nothing and change
+   * nothing). Default on; `false` turns them off.
+   */
+  health?: HealthOption;
 }
 
 /** The listener returned by {@link websocket}. */
@@ -170,6 +189,13 @@ class WebSocketGateway {
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => {});
     if (this.closing) return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+    // A draining app takes no new connection; the sockets open are served until its grace ends.
+    const refusal = this.host.refusal;
+    if (refusal !== undefined) {
+      return refuse(socket, 503, 'Service Unavailable', `Service Unavailable: ${refusal}`, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
+    }
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       return refuse(socket, 426, 'Upgrade Required', 'Expected a WebSocket upgrade');
     }
@@ -202,6 +228,7 @@ class WebSocketGateway {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
       return;
     }
+    if (isApiKeyAuth(authenticate)) return this.upgradeWithKey(req, socket, head, authenticate);
     Promise.resolve()
       .then(() => authenticate(req))
       .then(
@@ -218,6 +245,28 @@ class WebSocketGateway {
         },
       );
   };
+
+  /** API keys on upgrade: the same rules and refusals as on HTTP (`apiKeys` in @gantry/core). */
+  private upgradeWithKey(req: IncomingMessage, socket: Duplex, head: Buffer, keys: ApiKeyAuth): void {
+    keys.authenticate(req).then(
+      (outcome) => {
+        if (this.closing)
+          return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
+        if (!outcome.ok) {
+          const reason = outcome.status === 400 ? 'Bad Request' : 'Unauthorized';
+          return refuse(socket, outcome.status, reason, outcome.message, {
+            'WWW-Authenticate': outcome.challenge,
+          });
+        }
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, outcome.auth));
+      },
+      (error: unknown) => {
+        // A failing `verify` is the server's fault, not the client's.
+        this.host.logger.error('API key verification failed:', error);
+        refuse(socket, 500, 'Internal Server Error', 'API key verification failed');
+      },
+    );
+  }
 
   private accept(ws: WebSocket, auth?: AuthInfo): void {
     const transport = new WebSocketServerTransport(ws, this.flow);
@@ -301,6 +350,7 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
   const path = options.path ?? '/mcp';
   resolveFlowOptions('websocket', options);
   hostOriginPolicy('websocket', options);
+  const health = resolveHealthPaths('websocket', options.health, true);
   let server: Server | undefined;
   let gateway: WebSocketGateway | undefined;
   let port = 0;
@@ -319,7 +369,14 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
       if (server) throw new Error('This WebSocket listener is already listening');
       const g = new WebSocketGateway(connectionHost, options);
       gateway = g;
-      const s = createServer((_req, res) => {
+      const s = createServer((req, res) => {
+        const probe = health && probeOf(req, health);
+        if (probe) {
+          const answer = probeAnswer(connectionHost, probe);
+          res.writeHead(answer.status, answer.headers);
+          res.end(req.method === 'HEAD' ? undefined : answer.body);
+          return;
+        }
         res.writeHead(426, {
           'Content-Type': 'text/plain; charset=utf-8',
           Upgrade: 'websocket',
@@ -354,6 +411,20 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
       });
     },
   };
+}
+
+/** Which probe a plain HTTP request to the standalone listener asks for (GET or HEAD, query ignored). */
+function probeOf(
+  req: IncomingMessage,
+  paths: { readonly healthPath: string; readonly readyPath: string },
+): 'alive' | 'ready' | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path === paths.healthPath) return 'alive';
+  if (path === paths.readyPath) return 'ready';
+  return undefined;
 }
 
 /**

@@ -15,7 +15,9 @@ interface Server {
 }
 
 async function startServer(port = 0): Promise<Server> {
-  const { app, probe } = await createFlowApp();
+  // shutdownGraceMs 0: the server goes away at once, as a crashed or killed one would, so the
+  // call in flight is lost (a drain would deliver its answer).
+  const { app, probe } = await createFlowApp({ shutdownGraceMs: 0 });
   const listener = websocket({ port });
   await app.listen(listener);
   return { app, probe, port: listener.port };
@@ -78,8 +80,9 @@ describe('WebSocketClientTransport reconnecting to a Gantry server', () => {
     // A call in flight when the server goes away fails; the connection itself lives on.
     const inFlight = callTool(peer, 'hold', { n: 1 });
     await first.probe.until(() => first.probe.started === 1);
-    first.probe.releaseAll();
     await first.app.close();
+    // Only now does the handler (which ignores its signal) finish: its answer has no connection.
+    first.probe.releaseAll();
     servers.splice(servers.indexOf(first), 1);
     const lost = await inFlight.then(
       () => undefined,
@@ -133,7 +136,9 @@ describe('WebSocketClientTransport reconnecting to a Gantry server', () => {
   it('stops at once when the server refuses the new upgrade with a client error', async () => {
     // The server lets the first socket in, and refuses every later one.
     let admitted = 0;
-    const { app, probe } = await createFlowApp();
+    // shutdownGraceMs 0: the server goes away at once, as a crashed or killed one would, so the
+    // call in flight is lost (a drain would deliver its answer).
+    const { app, probe } = await createFlowApp({ shutdownGraceMs: 0 });
     const listener = websocket({
       port: 0,
       authenticate: () => {

@@ -11,6 +11,7 @@ import { bindFilter } from '../registry/scan-target';
 import type { ConnectOptions, GantryServer } from '../server/gantry-server';
 import type { ServerSession } from '../server/server-session';
 import { CONNECTION_HOST, type ConnectionHost } from '../transports/connection-host';
+import type { Readiness, ReadinessCheck } from '../transports/health';
 import type { McpListener } from '../transports/listener';
 import { type InjectInput, type InjectOptions, type InjectResult, inject } from './inject';
 
@@ -22,6 +23,10 @@ export class GantryApplication {
   private readonly listeners: McpListener[] = [];
   private readonly closeHooks = new Set<() => void | Promise<void>>();
   private closing?: Promise<void>;
+  private bootstrapped = false;
+  private drainStarted = false;
+  /** Set when the host closes with `drain: false`: no one is left to answer. */
+  private drainSkipped = false;
   private readonly clusterListeners = new Set<(message: ClusterMessage) => void>();
   /** @internal What transports get: `connectionHostOf(app)`. */
   readonly [CONNECTION_HOST]: ConnectionHost;
@@ -45,7 +50,14 @@ export class GantryApplication {
       },
       servesNetwork: () => server.stateless.warnIfKeyIsEphemeral(),
       findTool: (name) => server.registry.tools.get(name),
-      close: () => this.close(),
+      close: (options) => {
+        if (options?.drain === false) this.drainSkipped = true;
+        return this.close();
+      },
+      readiness: () => this.readiness(),
+      get refusal() {
+        return server.refusal;
+      },
       cluster: server.cluster && {
         link: server.cluster,
         onMessage: (listener) => {
@@ -81,6 +93,35 @@ export class GantryApplication {
           );
       },
     });
+  }
+
+  /** @internal GantryFactory.create calls it once `onApplicationBootstrap` ran. */
+  markBootstrapped(): void {
+    this.bootstrapped = true;
+  }
+
+  /** True once the application started draining (`close()` or a shutdown signal). */
+  get draining(): boolean {
+    return this.drainStarted;
+  }
+
+  /**
+   * Whether the application should get new work, check by check (what `GET /readyz` reports):
+   * `bootstrapped`; the cluster backend reachable, when there is a cluster (named by its
+   * `backend`, e.g. `redis`); `draining` (fails from the moment the app starts closing).
+   */
+  readiness(): Readiness {
+    const checks: Record<string, ReadinessCheck> = {
+      bootstrapped: this.bootstrapped ? OK : { ok: false, error: 'the application is still starting' },
+    };
+    const link = this.server.cluster;
+    if (link) {
+      checks[link.backend ?? 'cluster'] = link.available
+        ? OK
+        : { ok: false, error: 'the cluster backend is unreachable' };
+    }
+    checks.draining = this.drainStarted ? { ok: false, error: 'the application is shutting down' } : OK;
+    return { ready: Object.values(checks).every((check) => check.ok), checks };
   }
 
   /** Tools, resources and prompts served by this app; changeable while serving. */
@@ -168,9 +209,17 @@ export class GantryApplication {
   }
 
   /**
-   * Closes the app gracefully when the process receives one of `signals` (default SIGTERM and
-   * SIGINT): listen streams get their final result, in-flight calls are cancelled, shutdown
-   * hooks run, and then the process ends with that signal as it would have without a handler.
+   * Closes the app gracefully (see `close()`) when the process receives one of `signals`
+   * (default SIGTERM and SIGINT), and then ends the process with that signal as it would have
+   * without a handler. The drain follows `drainDelayMs` and `shutdownGraceMs` of
+   * `GantryFactory.create`.
+   *
+   * @example
+   * ```ts
+   * const app = await GantryFactory.create(AppModule, { name, version, shutdownGraceMs: 20_000 });
+   * app.enableShutdownHooks();
+   * await app.listen(http({ host: '0.0.0.0', port: 3000 }));   // GET /readyz turns 503 on SIGTERM
+   * ```
    */
   enableShutdownHooks(signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): this {
     const onSignal = (signal: NodeJS.Signals) => {
@@ -184,9 +233,13 @@ export class GantryApplication {
   }
 
   /**
-   * Graceful shutdown: stops the listeners, closes every connection (in-flight calls are
-   * cancelled through their `AbortSignal`), then runs `onModuleDestroy` and
-   * `onApplicationShutdown` hooks. Calling it again returns the same promise.
+   * Graceful shutdown, a drain in steps: readiness fails at once (`GET /readyz` 503); after
+   * `drainDelayMs` network transports refuse new sessions, connections and stateless requests
+   * with 503 + `Retry-After` (requests on open sessions are still served); listen streams end
+   * with their final result; in-flight requests get up to `shutdownGraceMs` to finish, and their
+   * responses are delivered. Then the listeners stop, every connection closes (what still runs
+   * is cancelled through its `AbortSignal`), and `onModuleDestroy` and `onApplicationShutdown`
+   * hooks run. Calling it again returns the same promise.
    */
   close(signal?: string): Promise<void> {
     this.closing ??= this.shutdown(signal);
@@ -194,6 +247,7 @@ export class GantryApplication {
   }
 
   private async shutdown(signal?: string): Promise<void> {
+    await this.drain();
     // Listen streams end with their final result while the transports can still carry it.
     await this.server.endSubscriptions();
     await Promise.all([...this.closeHooks].map((hook) => hook()));
@@ -203,4 +257,42 @@ export class GantryApplication {
     await this.container.callHook('onModuleDestroy', { reverse: true });
     await this.container.callHook('onApplicationShutdown', { reverse: true, argument: signal });
   }
+
+  /** Readiness fails, new work is refused after the delay, in-flight work gets the grace. */
+  private async drain(): Promise<void> {
+    const { delayMs, graceMs } = this.server.drainTimes;
+    this.drainStarted = true;
+    const refusal = 'the server is shutting down; retry, another instance will answer';
+    if (this.drainSkipped) {
+      this.server.refusal = refusal;
+      return;
+    }
+    if (delayMs > 0) await delay(delayMs);
+    this.server.refusal = refusal;
+    await this.server.endSubscriptions();
+    const inflight = this.server.inflight;
+    if (inflight.size === 0 || graceMs === 0) return;
+    this.logger.info(`Draining: waiting up to ${graceMs} ms for ${inflight.size} in-flight request(s)`);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = await Promise.race([
+      inflight.settled().then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (expired) {
+      this.logger.warn(
+        `The shutdown grace ended with ${inflight.size} request(s) running: they are cancelled`,
+      );
+    }
+    // The last responses reach their transports (the Peer sends them after the handler settles).
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const OK: ReadinessCheck = { ok: true };
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -3,7 +3,7 @@ import { withUiExtension } from '../apps/ui-extension';
 import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
 import { scanExtensions } from '../extensions/extension-scanner';
-import { type Logger, StderrLogger, silentLogger } from '../logger';
+import { DefaultLogger, type Logger, silentLogger } from '../logger';
 import { warnAboutUnprovidedHandlers } from '../metadata/handler-classes';
 import { GlobalEnhancers } from '../registry/compiled-handler';
 import { type ScanResult, scanHandlers } from '../registry/handler-scanner';
@@ -41,7 +41,7 @@ export class GantryFactory {
         'GantryFactory.create(module, options): options needs { name, version } strings (serverInfo)',
       );
     }
-    const logger: Logger = options.logger === false ? silentLogger : (options.logger ?? new StderrLogger());
+    const logger: Logger = options.logger === false ? silentLogger : (options.logger ?? new DefaultLogger());
     // The registry exists before any provider, so that providers can inject it and change what
     // is served at runtime; it scans through the container once that is built.
     let scanInstance: (instance: object) => ScanResult = () => {
@@ -76,6 +76,7 @@ export class GantryFactory {
       throw error;
     }
     await container.callHook('onApplicationBootstrap');
+    app.markBootstrapped();
     return app;
   }
 }

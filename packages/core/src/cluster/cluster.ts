@@ -142,6 +142,8 @@ export interface ClusterLink {
   readonly events: ClusterEventStore;
   /** True while the backend answers. */
   readonly available: boolean;
+  /** What the backend is, e.g. `redis`: the name of its check in `GET /readyz`. Default `cluster`. */
+  readonly backend?: string;
   /** Connects and starts receiving; rejects with a message naming the backend when unreachable. */
   start(receiver: ClusterReceiver): Promise<void>;
   /** Tells every other node (best effort while the backend is down: rejects). */

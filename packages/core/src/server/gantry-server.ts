@@ -1,5 +1,6 @@
 import {
   CapabilityMissingError,
+  ErrorCode,
   GantryError,
   type Implementation,
   type InboundRequest,
@@ -9,6 +10,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
   LocalErrorCode,
+  McpError,
   Method,
   type Result,
   type ServerCapabilities,
@@ -29,7 +31,9 @@ import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
 import type { ConnectOptions, Exchange } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
+import { type DrainTimes, resolveDrainTimes } from './drain-times';
 import { serveExchange } from './exchange';
+import { InflightWork } from './inflight-work';
 import type { MethodHandler, MethodTable } from './method-table';
 import { checkParamsDepth, resolveMaxParamsDepth } from './params-depth';
 import { promptHandlers } from './prompt-handlers';
@@ -66,6 +70,12 @@ export class GantryServer implements SessionHost {
   readonly cluster: ClusterLink | undefined;
   readonly nodeId: string | undefined;
   private readonly fanOut: ClusterFanOut | undefined;
+  /** The requests running on this node, which a draining application waits for. */
+  readonly inflight = new InflightWork();
+  /** Why new work is refused while the application drains (see `ConnectionHost.refusal`). */
+  refusal: string | undefined;
+  /** `drainDelayMs` and `shutdownGraceMs`, checked. */
+  readonly drainTimes: DrainTimes;
 
   constructor(
     readonly registry: Registry,
@@ -78,6 +88,7 @@ export class GantryServer implements SessionHost {
       throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`);
     }
     this.requestTimeoutMs = options.requestTimeoutMs;
+    this.drainTimes = resolveDrainTimes(options);
     this.cluster = options.cluster;
     this.nodeId = options.cluster?.nodeId;
     this.fanOut = options.cluster ? new ClusterFanOut(options.cluster, logger) : undefined;
@@ -202,8 +213,24 @@ export class GantryServer implements SessionHost {
   ): Result | Promise<Result> {
     // Before anything walks the params recursively (validators, digests, JSON.stringify).
     checkParamsDepth(request.method, request.params, this.maxParamsDepth);
-    if (isStatelessRequest(request)) return this.stateless.handle(request, inbound, connection);
-    return connection.serve(request, inbound);
+    if (this.refusal !== undefined) {
+      const refused = this.refusedStream(request.method);
+      if (refused) throw refused;
+    }
+    if (isStatelessRequest(request))
+      return this.inflight.track(this.stateless.handle(request, inbound, connection));
+    return this.inflight.track(connection.serve(request, inbound));
+  }
+
+  /**
+   * While draining, a new listen stream is refused: it would only hold the grace and then end.
+   * Other requests on open connections are served.
+   */
+  private refusedStream(method: string): McpError | undefined {
+    if (method !== StatelessMethod.SubscriptionsListen) return undefined;
+    return new McpError(ErrorCode.InternalError, `Service Unavailable: ${this.refusal}`, {
+      retryAfterMs: 2000,
+    });
   }
 
   /**
@@ -211,7 +238,11 @@ export class GantryServer implements SessionHost {
    * session and no Peer, one `InboundRequest` over the exchange.
    */
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
-    return serveExchange(this, request, exchange);
+    const refused = this.refusal === undefined ? undefined : this.refusedStream(request.method);
+    if (refused) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: refused.toJSON() });
+    return this.inflight.track(serveExchange(this, request, exchange)) as Promise<
+      JSONRPCResponse | undefined
+    >;
   }
 
   /** The `initialize` result for the answered version. */

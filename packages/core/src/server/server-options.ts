@@ -48,7 +48,12 @@ export interface GantryServerOptions {
    * the recursive validation that follows. At most 1,000.
    */
   maxParamsDepth?: number;
-  /** Gantry's own diagnostics; default a stderr logger. `false` silences it. */
+  /**
+   * Gantry's own diagnostics: any object with `debug`, `info`, `warn` and `error` (winston's
+   * loggers fit as they are; wrap pino in `pinoLogger(pino)`). Default: stderr lines at
+   * `LOG_LEVEL` (default info), which the `http()` listener routes to Fastify's pino. `false`
+   * silences it.
+   */
   logger?: Logger | false;
   /**
    * Declare these capabilities even when nothing of the kind exists at bootstrap, for apps
@@ -70,4 +75,16 @@ export interface GantryServerOptions {
    * shared `requestState` key.
    */
   cluster?: ClusterLink;
+  /**
+   * How long in-flight requests may run on once the application drains (`app.close()`, or a
+   * signal with `enableShutdownHooks()`): their responses are delivered; what still runs after
+   * this is cancelled through `ctx.signal`. 0 cancels at once. Default 10 000 ms.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * How long a draining application reports not ready (`GET /readyz` 503) while still accepting
+   * new work, before it refuses it: time for a load balancer (e.g. Kubernetes endpoints) to stop
+   * sending any. Default 0.
+   */
+  drainDelayMs?: number;
 }

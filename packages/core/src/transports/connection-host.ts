@@ -9,6 +9,7 @@ import type {
 import type { ClusterLink, ClusterMessage, SessionRecord } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
+import type { Readiness } from './health';
 
 /** What a transport lets handlers do with their streams. */
 export interface StreamControls {
@@ -132,8 +133,24 @@ export interface ConnectionHost {
   servesNetwork(): void;
   /** The tool registered as `name`, for transports that read its declarations (`x-mcp-header`). */
   findTool(name: string): ToolDefinition | undefined;
-  /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
-  close(): Promise<void>;
+  /**
+   * Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. `drain: false`
+   * skips the wait for in-flight requests (`shutdownGraceMs`) when nothing could receive their
+   * answers any more, as when stdio's only connection has closed.
+   */
+  close(options?: { readonly drain?: boolean }): Promise<void>;
+  /**
+   * Whether the application should get new work, check by check (`GET /readyz` reports it):
+   * bootstrapped, the cluster backend reachable when there is one, not draining.
+   */
+  readiness(): Readiness;
+  /**
+   * Why new work is refused, once the application drains (`close()` or a shutdown signal, after
+   * `drainDelayMs`); undefined while it is accepted. Network transports then answer new sessions,
+   * connections and stateless requests with 503 and `Retry-After`; requests on connections and
+   * sessions already open are still served until `shutdownGraceMs` ends.
+   */
+  readonly refusal: string | undefined;
   /**
    * The application's cluster, when it was created with one (`GantryFactory.create(…, { cluster })`):
    * the link, and the messages from other nodes that the transports handle (session ends,

@@ -10,7 +10,7 @@ import {
   type TransportSink,
   type WireMessage,
 } from '@gantry/protocol';
-import { type Logger, StderrLogger } from '../logger';
+import { type Logger, logsToStdout, StderrLogger } from '../logger';
 import type { Connection, ConnectionHost } from './connection-host';
 import { LineWriter } from './line-writer';
 import type { McpListener } from './listener';
@@ -335,6 +335,11 @@ export function stdio(options: StdioOptions = {}): McpListener {
   let session: Connection | undefined;
   return {
     async listen(host: ConnectionHost): Promise<void> {
+      if (logsToStdout(host.logger)) {
+        throw new TypeError(
+          'stdio(): the application logs with a pino logger that writes to stdout, which carries the protocol on stdio; give pino another destination, e.g. pinoLogger(pino(pino.destination(2))) for stderr',
+        );
+      }
       const transport = new StdioServerTransport(options.input, options.output, {
         ...options,
         logger: host.logger,
@@ -342,7 +347,10 @@ export function stdio(options: StdioOptions = {}): McpListener {
       session = await host.connect(transport, { maxInflight });
       if (options.closeOnEnd ?? true) {
         session.onClose(() => {
-          host.close().catch((error) => host.logger.error('Error while closing after stdin ended:', error));
+          // The one connection is gone: nothing could receive what in-flight calls answer.
+          host
+            .close({ drain: false })
+            .catch((error) => host.logger.error('Error while closing after stdin ended:', error));
         });
       }
     },

@@ -1,4 +1,4 @@
-import type { ConnectionHost, ConnectionMode } from '@gantry/core';
+import type { ApiKeyAuth, ConnectionHost, ConnectionMode } from '@gantry/core';
 import {
   type AuthInfo,
   ErrorCode,
@@ -17,6 +17,7 @@ import { HttpSession, type HttpSessionOptions } from '../http-session';
 import type { ResolvedOptions } from '../options';
 import { authOf, setAuth } from '../request-auth';
 import { header } from '../request-headers';
+import { logSessionOf } from '../request-log';
 import { SessionStore } from '../session-store';
 import { StatelessExchanges } from '../stateless-exchange';
 
@@ -83,6 +84,7 @@ export class EndpointContext {
   /** Verifies the bearer token (when auth is on); false when a challenge was sent instead. */
   readonly authenticated = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     const auth = this.options.auth;
+    if (this.options.apiKeys) return this.keyAuthenticated(request, reply, this.options.apiKeys);
     if (!auth) return true;
     const outcome = await authenticate(request, auth, endpointUrls(request, auth, this.mcpPath));
     if (outcome.ok) {
@@ -93,6 +95,19 @@ export class EndpointContext {
     reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.body));
     return false;
   };
+
+  /** API keys: the same slot and session binding as OAuth, a plain `Bearer realm` challenge. */
+  private async keyAuthenticated(request: FastifyRequest, reply: FastifyReply, keys: ApiKeyAuth) {
+    const outcome = await keys.authenticate(request);
+    if (outcome.ok) {
+      setAuth(request, outcome.auth);
+      return true;
+    }
+    reply.header('www-authenticate', outcome.challenge);
+    const code = outcome.status === 400 ? ErrorCode.InvalidRequest : ErrorCode.ServerError;
+    sendError(reply, outcome.status, code, outcome.message);
+    return false;
+  }
 
   /**
    * The `onRequest` of the endpoint's routes. Authentication and the version header come
@@ -182,6 +197,7 @@ export class EndpointContext {
       );
       return undefined;
     }
+    logSessionOf(request, reply, id);
     return session;
   }
 

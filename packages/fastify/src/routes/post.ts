@@ -11,9 +11,11 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClusterUnavailableError } from '../cluster/cluster-sessions';
 import { sendError } from '../errors';
+import { refuseWhileDraining } from '../health';
 import { type HttpSession, newId } from '../http-session';
 import { authOf } from '../request-auth';
 import { accepts, header } from '../request-headers';
+import { logSessionOf } from '../request-log';
 import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
 import type { EndpointContext } from './context';
 
@@ -50,6 +52,9 @@ async function postStateless(
     );
   }
   if (classified.kind === 'invalid') return invalidMessage(reply, classified);
+  // Each stateless request is new work: while draining it goes to another instance.
+  const refused = refuseWhileDraining(context.host, reply);
+  if (refused) return refused;
   const message: JSONRPCRequest = classified.message;
   const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
   if (problem)
@@ -102,6 +107,12 @@ async function postSession(
     );
   }
 
+  // New sessions (and stateless mode's one-POST connections) are refused while draining;
+  // requests on open sessions are served until the shutdown grace ends.
+  if (initialize || options.mode === 'stateless') {
+    const refused = refuseWhileDraining(context.host, reply);
+    if (refused) return refused;
+  }
   let session: HttpSession;
   if (options.mode === 'stateless') {
     // Each POST stands alone: a connection of its own that needs no initialize.
@@ -131,6 +142,7 @@ async function postSession(
     session = await context.openSession(id, authOf(request), 'session');
     context.sessions.add(id, session);
     reply.header('mcp-session-id', id);
+    logSessionOf(request, reply, id);
   } else {
     const found = await context.findSession(request, reply);
     if (!found) return reply;
@@ -188,6 +200,7 @@ async function openClusterSession(
     return undefined;
   }
   reply.header('mcp-session-id', session.id);
+  logSessionOf(request, reply, session.id);
   return session;
 }
 
