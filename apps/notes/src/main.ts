@@ -7,6 +7,7 @@ import { attachWebSocket, websocket } from '@gantry/ws';
 import { AppModule } from './app.module';
 import { NotesRepository } from './notes.repository';
 import { stdioBanner } from './stdio-banner';
+import { startTelemetry } from './telemetry';
 
 interface Arguments {
   http: boolean;
@@ -17,10 +18,12 @@ interface Arguments {
   redis?: string;
   /** `--state-key` / `GANTRY_STATE_KEY`: given to the cluster as its `requestStateKey`. */
   stateKey?: string;
+  /** `--metrics`: `GET /metrics` (Prometheus text format) beside `/mcp` on the HTTP listener. */
+  metrics: boolean;
 }
 
 const USAGE =
-  'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000] [--redis redis://host:6379] [--state-key KEY]';
+  'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000] [--redis redis://host:6379] [--state-key KEY] [--metrics]';
 
 /** A `redis://` or `rediss://` URL, or an error naming where the value came from. */
 function redisUrl(value: string, from: string): string {
@@ -40,16 +43,18 @@ function redisUrl(value: string, from: string): string {
  * No flag: stdio. `--http`: Streamable HTTP at /mcp. `--ws`: WebSocket at /mcp on its own
  * port. Both: one port, Streamable HTTP and WebSocket side by side at /mcp. `--host` or
  * `--port` alone mean `--http`. `--redis` (or `REDIS_URL`) keeps the notes in Redis instead of
- * `NOTES_DIR`; `--state-key` (or `GANTRY_STATE_KEY`) goes with it. Flags win over the environment.
+ * `NOTES_DIR`; `--state-key` (or `GANTRY_STATE_KEY`) goes with it. `--metrics` serves `GET /metrics`
+ * beside `/mcp` (HTTP only). Flags win over the environment.
  */
 function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Arguments {
-  const args: Arguments = { http: false, ws: false, host: '127.0.0.1', port: 3000 };
+  const args: Arguments = { http: false, ws: false, host: '127.0.0.1', port: 3000, metrics: false };
   let addressGiven = false;
   let stateKeyFlag = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--http') args.http = true;
     else if (arg === '--ws') args.ws = true;
+    else if (arg === '--metrics') args.metrics = true;
     else if (arg === '--redis' || arg === '--state-key') {
       const value = argv[++i];
       if (arg === '--redis') args.redis = redisUrl(value ?? '', '--redis');
@@ -73,6 +78,9 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Arguments {
   if (addressGiven && !args.ws) args.http = true;
   if (args.redis === undefined && env.REDIS_URL) args.redis = redisUrl(env.REDIS_URL, 'REDIS_URL');
   if (args.stateKey === undefined && env.GANTRY_STATE_KEY) args.stateKey = env.GANTRY_STATE_KEY;
+  if (args.metrics && !args.http) {
+    throw new Error('--metrics serves GET /metrics on the HTTP listener; it needs --http');
+  }
   if (stateKeyFlag && args.redis === undefined) {
     throw new Error('--state-key is only used with --redis (or REDIS_URL)');
   }
@@ -107,6 +115,10 @@ function keysFrom(env: NodeJS.ProcessEnv): ApiKeyAuth | undefined {
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2), process.env);
   const keys = keysFrom(process.env);
+  // Before the app is created, so that its instruments find the SDK's providers.
+  const telemetry = startTelemetry(process.env, { metrics: args.metrics });
+  // stdio ends when stdin does: what the SDK buffered is flushed once the event loop is empty.
+  process.once('beforeExit', () => void telemetry.shutdown());
   const root = args.redis === undefined ? AppModule : AppModule.forRoot({ redis: { url: args.redis } });
   const app = await GantryFactory.create(root, {
     name: 'gantry-notes',
@@ -118,7 +130,13 @@ async function main(): Promise<void> {
   const store = app.get(NotesRepository).location;
   const entry = resolve(__dirname, 'main.js');
   if (args.http) {
-    const listener = http({ host: args.host, port: args.port, onListening: () => {}, auth: keys });
+    const listener = http({
+      host: args.host,
+      port: args.port,
+      onListening: () => {},
+      auth: keys,
+      metrics: telemetry.metrics,
+    });
     await app.listen(listener);
     const url = listener.url as string;
     // WebSocket upgrades of /mcp go to @gantry/ws; every other request stays with Fastify.
@@ -129,6 +147,8 @@ async function main(): Promise<void> {
     process.stderr.write(
       [
         `gantry-notes is serving MCP on ${url} (notes in ${store}).`,
+        ...(args.metrics ? [`Prometheus metrics: ${url.replace(/\/mcp$/, '/metrics')}`] : []),
+        ...(telemetry.sdk ? [`OpenTelemetry: OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}`] : []),
         ...(args.ws ? [`It also serves MCP over WebSocket on ${wsUrl} (subprotocol "mcp").`] : []),
         ...(keys
           ? [
@@ -164,10 +184,13 @@ async function main(): Promise<void> {
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      app.close(signal).then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+      app
+        .close(signal)
+        .then(() => telemetry.shutdown())
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     });
   }
 }

@@ -194,7 +194,8 @@ describe('gantry new --transport http', () => {
       '--no-link',
     );
     expect(result.code).toBe(ExitCode.Ok);
-    expect(filesUnder(dir)).toEqual(PROJECT_FILES);
+    // An HTTP server also gets a Dockerfile (linted in dockerfile.int.spec.ts).
+    expect(filesUnder(dir)).toEqual(['.dockerignore', 'Dockerfile', ...PROJECT_FILES].sort());
 
     const manifest = JSON.parse(read(dir, 'package.json'));
     expect(manifest.name).toBe('@acme/weather');

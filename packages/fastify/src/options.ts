@@ -8,6 +8,7 @@ import type {
 } from '@gantry/core';
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
+import type { MetricsOptions, ResolvedMetrics } from './metrics-endpoint';
 import type { ResponseMode } from './request-stream';
 
 /** Options of the `gantryMcp` Fastify plugin. */
@@ -88,6 +89,31 @@ export interface GantryMcpOptions {
    * ```
    */
   health?: HealthOption;
+  /**
+   * `GET /metrics` in the Prometheus text format, from the OpenTelemetry metrics of the process
+   * (needs `@opentelemetry/exporter-prometheus` and `@opentelemetry/sdk-metrics`). Host checks
+   * apply, MCP auth does not. Off by default.
+   *
+   * Served by OpenTelemetry's Prometheus exporter rather than `prom-client`: Gantry records its
+   * metrics once, through the OpenTelemetry metrics API, and the exporter is one more reader of
+   * those instruments. One instrumentation path feeds both OTLP and Prometheus, with no second set
+   * of counters to keep in step.
+   *
+   * `true` registers a `MeterProvider` of Gantry's as the global one (refused when one is
+   * registered already); with your own SDK, pass its `PrometheusExporter` as `exporter`.
+   *
+   * @example
+   * ```ts
+   * // Standalone: Gantry owns the meter provider.
+   * await app.listen(http({ port: 3000, metrics: true }));
+   *
+   * // With @opentelemetry/sdk-node: the exporter is one of the SDK's metric readers.
+   * const exporter = new PrometheusExporter({ preventServerStart: true });
+   * new NodeSDK({ metricReaders: [exporter] }).start();
+   * await app.listen(http({ port: 3000, metrics: { exporter } }));
+   * ```
+   */
+  metrics?: boolean | MetricsOptions;
 }
 
 /** Options with every default applied. */
@@ -114,4 +140,5 @@ export interface ResolvedOptions {
   readonly apiKeys: ApiKeyAuth | undefined;
   /** Where the probes are served; undefined when off. */
   readonly health: HealthPaths | undefined;
+  readonly metrics: ResolvedMetrics | undefined;
 }

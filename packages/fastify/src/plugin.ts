@@ -7,6 +7,7 @@ import { registerBodyParsers, registerErrorHandler } from './body-parsing';
 import { sendError } from './errors';
 import { registerHealth } from './health';
 import { registerLegacySse } from './legacy-sse';
+import { registerMetricsEndpoint } from './metrics-endpoint';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
 import { decorateRequestAuth } from './request-auth';
 import { resolveOptions } from './resolve-options';
@@ -54,6 +55,7 @@ export async function serveMcp(fastify: FastifyInstance, options: ResolvedOption
   registerGet(fastify, context);
   registerDelete(fastify, context);
   if (options.legacySse) context.legacy = registerLegacySse(fastify, options, options.legacySse, context);
+  if (options.metrics) registerMetricsEndpoint(fastify, options.metrics, host.logger);
 
   // Before the server waits for in-flight requests: open SSE streams would otherwise hold it.
   fastify.addHook('preClose', async () => context.close());

@@ -7,6 +7,7 @@ import {
 } from '@gantry/core';
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
+import { resolveMetrics } from './metrics-endpoint';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
 
 const KEYS = new Set([
@@ -24,6 +25,7 @@ const KEYS = new Set([
   'legacySse',
   'auth',
   'health',
+  'metrics',
 ]);
 
 function fail(message: string): never {
@@ -146,5 +148,6 @@ export function resolveOptions(
       options.auth === undefined || isApiKeyAuth(options.auth) ? undefined : checkAuthOptions(options.auth),
     apiKeys: isApiKeyAuth(options.auth) ? options.auth : undefined,
     health: resolveHealthPaths('gantryMcp', options.health, healthByDefault),
+    metrics: resolveMetrics(options.metrics, fail),
   };
 }

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { CliError } from '../cli-error';
 import { ExitCode } from '../exit-codes';
 import { templatesRoot } from './cli-package';
+import { DOCKERIGNORE, dockerfile } from './dockerfile';
 import { gantryOnRegistry, isNotFound, unpublishedError } from './gantry-registry';
 import { type GantrySource, ownCheckout, PACKAGES_FOLDER, packCheckout } from './gantry-source';
 import { type GitOutcome, initGit } from './git-init';
@@ -137,6 +138,11 @@ export async function createProject(
       `${JSON.stringify(projectManifest(options.name, options.transport, specs), null, 2)}\n`,
     );
     files.push('package.json');
+    if (options.transport === 'http') {
+      await writeFile(join(temp, 'Dockerfile'), dockerfile({ vendor: source.kind === 'checkout' }));
+      await writeFile(join(temp, '.dockerignore'), DOCKERIGNORE);
+      files.push('Dockerfile', '.dockerignore');
+    }
     files.sort();
 
     if (options.install) {
