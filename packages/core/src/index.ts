@@ -144,7 +144,13 @@ export {
   connectionHostOf,
   type Exchange,
   type SessionReplica,
+  type StreamKind,
+  type TransportInfo,
+  type TransportTelemetry,
 } from './transports/connection-host';
+export type { TelemetryOptions } from './telemetry/telemetry-options';
+export { TELEMETRY_SCOPE } from './telemetry/telemetry';
+export { withTraceContext } from './telemetry/propagation';
 export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,

@@ -45,6 +45,7 @@ export class GantryApplication {
       },
       servesNetwork: () => server.stateless.warnIfKeyIsEphemeral(),
       findTool: (name) => server.registry.tools.get(name),
+      telemetry: server.telemetry,
       close: () => this.close(),
       cluster: server.cluster && {
         link: server.cluster,

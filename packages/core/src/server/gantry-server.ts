@@ -27,7 +27,12 @@ import type { Registry } from '../registry/registry';
 import { cacheHintProblem } from '../stateless/cache-hint';
 import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
-import type { ConnectOptions, Exchange } from '../transports/connection-host';
+import {
+  type ConnectionTelemetry,
+  connectionTelemetry,
+  ServerTelemetry,
+} from '../telemetry/telemetry';
+import type { ConnectOptions, Exchange, TransportInfo } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
 import { serveExchange } from './exchange';
 import type { MethodHandler, MethodTable } from './method-table';
@@ -66,6 +71,11 @@ export class GantryServer implements SessionHost {
   readonly cluster: ClusterLink | undefined;
   readonly nodeId: string | undefined;
   private readonly fanOut: ClusterFanOut | undefined;
+  /** OpenTelemetry spans and metrics of every request (no-ops without an SDK). */
+  readonly telemetry: ServerTelemetry;
+  /** The last exchange transport seen and its telemetry: transports pass one object for all. */
+  private exchangeTransport?: TransportInfo;
+  private exchangeTelemetry: ConnectionTelemetry = connectionTelemetry(undefined);
 
   constructor(
     readonly registry: Registry,
@@ -82,6 +92,7 @@ export class GantryServer implements SessionHost {
     this.nodeId = options.cluster?.nodeId;
     this.fanOut = options.cluster ? new ClusterFanOut(options.cluster, logger) : undefined;
     this.maxParamsDepth = resolveMaxParamsDepth(options.maxParamsDepth);
+    this.telemetry = new ServerTelemetry(options.telemetry, options.version);
     const declare = options.capabilities ?? {};
     const hasTools = registry.tools.size > 0 || declare.tools === true;
     const hasResources = registry.resources.size + registry.templates.size > 0 || declare.resources === true;
@@ -127,7 +138,7 @@ export class GantryServer implements SessionHost {
       const problem = hint === undefined ? undefined : cacheHintProblem(hint);
       if (problem) throw new TypeError(`The cache option '${kind}' ${problem}`);
     }
-    this.hub = new SubscriptionHub(capabilities);
+    this.hub = new SubscriptionHub(capabilities, this.telemetry);
     this.stateless = new StatelessDispatcher({
       registry,
       methods: shared,
@@ -178,13 +189,20 @@ export class GantryServer implements SessionHost {
       options.maxInflight,
       options.replica,
     );
+    session.telemetry = connectionTelemetry(options.transport);
     const mode = options.mode ?? 'session';
     if (mode !== 'session')
       session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);
     this.sessions.add(session);
+    const opened = mode === 'session' ? performance.now() : undefined;
+    if (opened !== undefined) this.telemetry.sessionOpened();
     session.onClose(() => {
       this.sessions.delete(session);
       for (const [id, owner] of this.elicitations) if (owner === session) this.elicitations.delete(id);
+      if (opened !== undefined) {
+        const seconds = (performance.now() - opened) / 1000;
+        this.telemetry.sessionClosed(seconds, session.telemetry, session.protocolVersion);
+      }
     });
     await session.connect(transport);
     return session;
@@ -200,6 +218,22 @@ export class GantryServer implements SessionHost {
     inbound: InboundRequest,
     connection: ServerSession,
   ): Result | Promise<Result> {
+    const telemetry = this.telemetry;
+    // Without an SDK nothing is instrumented: two identity checks, then the request as ever.
+    if (!telemetry.active) return this.route(request, inbound, connection);
+    return telemetry.serve(
+      request,
+      connection.telemetry,
+      isStatelessRequest(request) ? undefined : connection,
+      () => this.route(request, inbound, connection),
+    );
+  }
+
+  private route(
+    request: JSONRPCRequest,
+    inbound: InboundRequest,
+    connection: ServerSession,
+  ): Result | Promise<Result> {
     // Before anything walks the params recursively (validators, digests, JSON.stringify).
     checkParamsDepth(request.method, request.params, this.maxParamsDepth);
     if (isStatelessRequest(request)) return this.stateless.handle(request, inbound, connection);
@@ -211,7 +245,15 @@ export class GantryServer implements SessionHost {
    * session and no Peer, one `InboundRequest` over the exchange.
    */
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
-    return serveExchange(this, request, exchange);
+    const telemetry = this.telemetry;
+    if (!telemetry.active) return serveExchange(this, request, exchange);
+    if (exchange.transport !== this.exchangeTransport) {
+      this.exchangeTransport = exchange.transport;
+      this.exchangeTelemetry = connectionTelemetry(exchange.transport);
+    }
+    return telemetry.serveExchange(request, this.exchangeTelemetry, () =>
+      serveExchange(this, request, exchange),
+    );
   }
 
   /** The `initialize` result for the answered version. */

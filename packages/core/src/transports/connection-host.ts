@@ -9,6 +9,11 @@ import type {
 import type { ClusterLink, ClusterMessage, SessionRecord } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
+import type { TransportInfo } from '../telemetry/attributes';
+import type { StreamKind } from '../telemetry/metrics';
+
+export type { TransportInfo } from '../telemetry/attributes';
+export type { StreamKind } from '../telemetry/metrics';
 
 /** What a transport lets handlers do with their streams. */
 export interface StreamControls {
@@ -59,6 +64,11 @@ export interface ConnectOptions {
    * with an error. Default: no limit (`stdio()` and `@gantry/ws` pass 64).
    */
   maxInflight?: number;
+  /**
+   * How the connection reaches the server (`network.transport`, `network.protocol.name`, the
+   * session id), for the attributes of its spans and metrics.
+   */
+  transport?: TransportInfo;
 }
 
 /** One connection served by the application, as its transport sees it. */
@@ -95,6 +105,17 @@ export interface Exchange {
   bindCancel?(cancel: (reason?: unknown) => void): void;
   /** Sends a notification of the request (progress, log messages, listen-stream events). */
   notify(notification: JSONRPCNotification): void | Promise<void>;
+  /** How the exchange reaches the server, for the attributes of its span and metrics. */
+  readonly transport?: TransportInfo;
+}
+
+/**
+ * What transports report for the application's metrics: streams they hold open
+ * (`gantry.server.streams.active`, attribute `kind`). Each `streamOpened` needs one `streamClosed`.
+ */
+export interface TransportTelemetry {
+  streamOpened(kind: StreamKind): void;
+  streamClosed(kind: StreamKind): void;
 }
 
 /**
@@ -132,6 +153,8 @@ export interface ConnectionHost {
   servesNetwork(): void;
   /** The tool registered as `name`, for transports that read its declarations (`x-mcp-header`). */
   findTool(name: string): ToolDefinition | undefined;
+  /** Where transports report the streams they hold open (for the metrics). */
+  readonly telemetry?: TransportTelemetry;
   /** Closes the whole application (hooks run); e.g. stdio calls it when stdin ends. */
   close(): Promise<void>;
   /**

@@ -15,6 +15,7 @@ import { type HttpSession, newId } from '../http-session';
 import { authOf } from '../request-auth';
 import { accepts, header } from '../request-headers';
 import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
+import { adoptTraceHeaders } from '../trace-headers';
 import type { EndpointContext } from './context';
 
 const STATELESS_REASON =
@@ -255,6 +256,7 @@ export function registerPost(fastify: FastifyInstance, context: EndpointContext)
         );
       }
       const body = request.body;
+      adoptTraceHeaders(body, request.headers);
       if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
         return postStateless(context, request, reply, body);
       return postSession(context, request, reply, body);
