@@ -1,16 +1,29 @@
 import { McpError, Method, type RequestId, type RequestOptions, type Result } from '@gantry/protocol';
 import {
   context,
-  propagation,
   ProxyTracerProvider,
+  propagation,
   type Span,
   SpanKind,
   type SpanOptions,
   SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 
-const tracer = trace.getTracer('@gantry/client');
+let tracerProvider: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+
+/** The client's tracer, taken again when the global provider was replaced (`trace.disable()`). */
+function clientTracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerProvider || tracer === undefined) {
+    tracerProvider = provider;
+    tracer = provider.getTracer('@gantry/client');
+  }
+  return tracer;
+}
 const CLIENT_SPAN: SpanOptions = Object.freeze({ kind: SpanKind.CLIENT });
 /** The API's no-op provider: what the global proxy delegates to until an SDK registers. */
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
@@ -42,7 +55,7 @@ export function tracedRequest<T extends Result, O extends RequestOptions>(
     name !== undefined && (method === Method.ToolsCall || method === Method.PromptsGet)
       ? `${method} ${name}`
       : method;
-  const span = tracer.startSpan(spanName, CLIENT_SPAN);
+  const span = clientTracer().startSpan(spanName, CLIENT_SPAN);
   const ctx = trace.setSpan(context.active(), span);
   let traced = options;
   if (span.isRecording()) {
@@ -68,20 +81,23 @@ export function tracedRequest<T extends Result, O extends RequestOptions>(
   propagation.inject(ctx, carrier);
   const meta = params?._meta as Record<string, unknown> | undefined;
   const sent = carrier.traceparent === undefined ? params : { ...params, _meta: { ...meta, ...carrier } };
-  return context.with(ctx, () => send(sent, traced)).then(
-    (result) => {
-      if (method === Method.ToolsCall && (result as { isError?: unknown }).isError === true)
-        failed(span, 'tool_error');
-      span.end();
-      return result;
-    },
-    (error: unknown) => {
-      if (error instanceof McpError) failed(span, String(error.code), String(error.code), error.message);
-      else failed(span, error instanceof Error ? error.constructor.name : '_OTHER', undefined, String(error));
-      span.end();
-      throw error;
-    },
-  );
+  return context
+    .with(ctx, () => send(sent, traced))
+    .then(
+      (result) => {
+        if (method === Method.ToolsCall && (result as { isError?: unknown }).isError === true)
+          failed(span, 'tool_error');
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        if (error instanceof McpError) failed(span, String(error.code), String(error.code), error.message);
+        else
+          failed(span, error instanceof Error ? error.constructor.name : '_OTHER', undefined, String(error));
+        span.end();
+        throw error;
+      },
+    );
 }
 
 function failed(span: Span, type: string, code?: string, message?: string): void {

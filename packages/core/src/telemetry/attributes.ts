@@ -1,5 +1,5 @@
-import { type Attributes, SpanStatusCode } from '@opentelemetry/api';
 import { McpError, Method, type RequestParams } from '@gantry/protocol';
+import { type Attributes, SpanStatusCode } from '@opentelemetry/api';
 
 /**
  * Attribute names of the OpenTelemetry semantic conventions for MCP (semantic-conventions-genai,

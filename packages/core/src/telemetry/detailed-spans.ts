@@ -17,11 +17,15 @@ export interface PipelineSpans {
 /** The detailed spans the options ask for, if any. */
 export function detailedSpansOf(options: TelemetryOptions | undefined): PipelineSpans | undefined {
   if (options?.detailedSpans !== true) return undefined;
-  return pipelineSpans((options.tracerProvider ?? trace).getTracer('@gantry/core'));
+  const given = options.tracerProvider;
+  // Taken on use, so that it follows the global provider (see ServerTelemetry's tracer).
+  return pipelineSpans({
+    startSpan: (...args) => (given ?? trace.getTracerProvider()).getTracer('@gantry/core').startSpan(...args),
+  });
 }
 
 /** The detailed spans of handlers, made by `tracer`. */
-export function pipelineSpans(tracer: Tracer): PipelineSpans {
+export function pipelineSpans(tracer: Pick<Tracer, 'startSpan'>): PipelineSpans {
   const inSpan = <R>(spanName: string, kind: HandlerKind, name: string, run: () => R): R => {
     const span = tracer.startSpan(spanName, {
       attributes: { 'gantry.handler.kind': kind, 'gantry.handler.name': name },
@@ -54,7 +58,8 @@ export function pipelineSpans(tracer: Tracer): PipelineSpans {
         canActivate: (ctx) =>
           inSpan(`guard ${guard.constructor.name}`, kind, name, () => guard.canActivate(ctx)),
       })),
-    validation: (validate, kind, name) => (raw) => inSpan('validate arguments', kind, name, () => validate(raw)),
+    validation: (validate, kind, name) => (raw) =>
+      inSpan('validate arguments', kind, name, () => validate(raw)),
     interceptors: (interceptors, kind, name) =>
       interceptors.map((interceptor) => ({
         intercept: (ctx, next) =>
@@ -67,6 +72,9 @@ export function pipelineSpans(tracer: Tracer): PipelineSpans {
 
 function fail(span: Span, error: unknown): void {
   span.setAttribute('error.type', error instanceof Error ? error.constructor.name : '_OTHER');
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
   span.end();
 }

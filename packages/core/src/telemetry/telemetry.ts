@@ -16,6 +16,7 @@ import {
   type SpanOptions,
   SpanStatusCode,
   type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import {
@@ -78,24 +79,31 @@ interface Operation {
  */
 export class ServerTelemetry {
   readonly metrics: ServerMetrics;
-  private readonly tracer: Tracer;
   private readonly ownTracer: boolean;
   private readonly uriInName: boolean;
+  private tracerProvider?: TracerProvider;
+  private cachedTracer?: Tracer;
 
   constructor(
     private readonly options: TelemetryOptions = {},
-    version?: string,
+    private readonly version?: string,
   ) {
     this.ownTracer = options.tracerProvider !== undefined;
-    // The global tracer is a proxy: taken now, it follows an SDK registered later.
-    this.tracer = (options.tracerProvider ?? trace).getTracer(TELEMETRY_SCOPE, version);
     this.metrics = new ServerMetrics(options.meterProvider);
     this.uriInName = options.resourceUriInSpanName === true;
   }
 
-  /** The tracer, for the detailed spans of handlers. */
-  get handlerTracer(): Tracer | undefined {
-    return this.options.detailedSpans === true ? this.tracer : undefined;
+  /**
+   * Gantry's tracer. The global provider is a proxy that follows an SDK registered later, but is
+   * itself replaced by `trace.disable()`: the tracer is taken again when the provider changed.
+   */
+  private get tracer(): Tracer {
+    const provider = this.options.tracerProvider ?? trace.getTracerProvider();
+    if (provider !== this.tracerProvider || this.cachedTracer === undefined) {
+      this.tracerProvider = provider;
+      this.cachedTracer = provider.getTracer(TELEMETRY_SCOPE, this.version);
+    }
+    return this.cachedTracer;
   }
 
   /** True when spans go somewhere: a provider was given, or an SDK registered a global one. */
