@@ -21,7 +21,6 @@ import {
   type Transport,
 } from '@gantry/protocol';
 import { ClientHandlers } from './client-handlers';
-import { tracedRequest } from './client-telemetry';
 import type {
   CallToolOptions,
   ClientOptions,
@@ -31,6 +30,7 @@ import type {
   NotificationHandler,
 } from './client-options';
 import { type ClientState, checkLoggingLevel, notConnectedMessage, withArray } from './client-support';
+import { tracedRequest } from './client-telemetry';
 import type { ClientTransportHooks } from './client-transport-hooks';
 import * as completion from './completion';
 import { type Era, rememberEra } from './era';

@@ -135,6 +135,9 @@ export { type ListedSkillResource, SkillsCatalog, type SkillsReload } from './sk
 export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
+export { withTraceContext } from './telemetry/propagation';
+export { TELEMETRY_SCOPE } from './telemetry/telemetry';
+export type { TelemetryOptions } from './telemetry/telemetry-options';
 export {
   type ClusterAccess,
   CONNECTION_HOST,
@@ -148,9 +151,6 @@ export {
   type TransportInfo,
   type TransportTelemetry,
 } from './transports/connection-host';
-export type { TelemetryOptions } from './telemetry/telemetry-options';
-export { TELEMETRY_SCOPE } from './telemetry/telemetry';
-export { withTraceContext } from './telemetry/propagation';
 export {
   HostOriginPolicy,
   type HostOriginPolicyOptions,

@@ -1,7 +1,6 @@
 import type { InboundRequest } from '@gantry/protocol';
 import type { ContextSession } from '../context/context-session';
 import type { CanActivate, Interceptor } from '../execution/enhancers';
-import type { PipelineSpans } from '../telemetry/detailed-spans';
 import {
   type BoundFilter,
   type CompiledPipeline,
@@ -10,6 +9,7 @@ import {
   type ResolvedEnhancers,
   visibleInList,
 } from '../execution/pipeline';
+import type { PipelineSpans } from '../telemetry/detailed-spans';
 
 /** Enhancers registered on the application (`app.useGlobalGuards()` & co.). */
 export class GlobalEnhancers {

@@ -27,11 +27,7 @@ import type { Registry } from '../registry/registry';
 import { cacheHintProblem } from '../stateless/cache-hint';
 import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
-import {
-  type ConnectionTelemetry,
-  connectionTelemetry,
-  ServerTelemetry,
-} from '../telemetry/telemetry';
+import { type ConnectionTelemetry, connectionTelemetry, ServerTelemetry } from '../telemetry/telemetry';
 import type { ConnectOptions, Exchange, TransportInfo } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
 import { serveExchange } from './exchange';
