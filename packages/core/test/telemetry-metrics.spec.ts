@@ -104,4 +104,18 @@ describe('OpenTelemetry metrics', () => {
     expect(own.map((p) => p.attributes['mcp.method.name']).sort()).toEqual(['initialize', 'tools/call']);
     expect(await points(global, 'mcp.server.operation.duration')).toEqual([]);
   });
+
+  it('records nothing with telemetry.enabled false', async () => {
+    const reader = new ReadOnDemand();
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    module = await Test.createTestingModule({ imports: [ToolsModule] }).compile({
+      telemetry: { enabled: false },
+    });
+    const client = await module.createClient();
+    await client.callTool('fine');
+    await client.close();
+    expect(await points(reader, 'mcp.server.operation.duration')).toEqual([]);
+    expect(await points(reader, 'mcp.server.session.duration')).toEqual([]);
+    expect(await points(reader, 'gantry.server.sessions.active')).toEqual([]);
+  });
 });

@@ -250,4 +250,15 @@ describe('OpenTelemetry server spans', () => {
     ]);
     expect(guard.attributes).toEqual({ 'gantry.handler.kind': 'tool', 'gantry.handler.name': 'guarded' });
   });
+
+  it('makes no span with telemetry.enabled false, while the SDK still serves the app itself', async () => {
+    module = await Test.createTestingModule({ imports: [NotesModule] }).compile({
+      telemetry: { enabled: false, detailedSpans: true },
+    });
+    await (await module.createClient()).callTool('create_note', { title: 'x' });
+    await (await module.createClient()).callTool('guarded', { title: 'x' });
+    // The client's spans are @gantry/client's own; the server made only the tool's.
+    const server = tracing.spans().filter((s) => s.kind !== SpanKind.CLIENT);
+    expect(server.map((s) => s.name)).toEqual(['store note']);
+  });
 });

@@ -16,7 +16,7 @@ export interface PipelineSpans {
 
 /** The detailed spans the options ask for, if any. */
 export function detailedSpansOf(options: TelemetryOptions | undefined): PipelineSpans | undefined {
-  if (options?.detailedSpans !== true) return undefined;
+  if (options?.detailedSpans !== true || options.enabled === false) return undefined;
   const given = options.tracerProvider;
   // Taken on use, so that it follows the global provider (see ServerTelemetry's tracer).
   return pipelineSpans({

@@ -8,6 +8,11 @@ import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
  */
 export interface TelemetryOptions {
   /**
+   * false: no spans and no measurements from this app, even with an SDK registered (the SDK
+   * still serves the rest of the process); default true.
+   */
+  enabled?: boolean;
+  /**
    * Spans for guards, argument validation and interceptors inside each handler's span; default
    * false (they cost a span each per request).
    */

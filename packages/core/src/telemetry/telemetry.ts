@@ -10,6 +10,8 @@ import {
   type Attributes,
   type Context,
   context,
+  createNoopMeter,
+  type MeterProvider,
   ProxyTracerProvider,
   type Span,
   SpanKind,
@@ -40,6 +42,9 @@ const SERVER_SPAN: SpanOptions = Object.freeze({ kind: SpanKind.SERVER });
 
 /** The API's no-op provider: what the global proxy delegates to until an SDK registers. */
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Stands in for the meter provider of an app whose telemetry is off (`enabled: false`). */
+const OFF_METER_PROVIDER: MeterProvider = Object.freeze({ getMeter: () => createNoopMeter() });
 
 /** What a connection (or exchange) gives the spans of its requests, built once per connection. */
 export interface ConnectionTelemetry {
@@ -80,6 +85,7 @@ interface Operation {
 export class ServerTelemetry {
   readonly metrics: ServerMetrics;
   private readonly ownTracer: boolean;
+  private readonly off: boolean;
   private readonly uriInName: boolean;
   private tracerProvider?: TracerProvider;
   private cachedTracer?: Tracer;
@@ -88,8 +94,9 @@ export class ServerTelemetry {
     private readonly options: TelemetryOptions = {},
     private readonly version?: string,
   ) {
+    this.off = options.enabled === false;
     this.ownTracer = options.tracerProvider !== undefined;
-    this.metrics = new ServerMetrics(options.meterProvider);
+    this.metrics = new ServerMetrics(this.off ? OFF_METER_PROVIDER : options.meterProvider);
     this.uriInName = options.resourceUriInSpanName === true;
   }
 
@@ -108,6 +115,7 @@ export class ServerTelemetry {
 
   /** True when spans go somewhere: a provider was given, or an SDK registered a global one. */
   get tracing(): boolean {
+    if (this.off) return false;
     if (this.ownTracer) return true;
     const global = trace.getTracerProvider();
     return !(global instanceof ProxyTracerProvider) || global.getDelegate() !== NOOP_TRACER_PROVIDER;
