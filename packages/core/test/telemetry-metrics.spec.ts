@@ -56,6 +56,8 @@ describe('OpenTelemetry metrics', () => {
 
     const late = await module.createClient();
     await late.callTool('fine');
+    // The second call records into the same series (its attributes are built once, then reused).
+    await late.callTool('fine');
     await late.callTool('broken');
     await expect(late.callTool('refuse')).rejects.toThrow('not today');
 
@@ -69,7 +71,7 @@ describe('OpenTelemetry metrics', () => {
       ]),
     );
     expect(byTool).toEqual({
-      fine: { error: undefined, count: 1 },
+      fine: { error: undefined, count: 2 },
       broken: { error: 'tool_error', count: 1 },
       refuse: { error: '-32001', count: 1 },
     });

@@ -40,12 +40,21 @@ export interface TransportInfo {
 /** The attributes a connection contributes to every span and measurement: built once per connection. */
 export function transportAttributes(transport: TransportInfo | undefined): Readonly<Attributes> {
   if (!transport) return EMPTY;
+  // Interned: every connection of a kind shares one object, so per-request caches keyed by it hit.
+  const key = `${transport.network}\n${transport.protocol ?? ''}\n${transport.protocolVersion ?? ''}`;
+  const known = INTERNED.get(key);
+  if (known !== undefined) return known;
   const attributes: Attributes = { [Attr.NetworkTransport]: transport.network };
   if (transport.protocol !== undefined) attributes[Attr.NetworkProtocolName] = transport.protocol;
   if (transport.protocolVersion !== undefined)
     attributes[Attr.NetworkProtocolVersion] = transport.protocolVersion;
-  return Object.freeze(attributes);
+  const frozen = Object.freeze(attributes);
+  // Transports name a handful of kinds; the bound only guards against a transport that varies.
+  if (INTERNED.size < 64) INTERNED.set(key, frozen);
+  return frozen;
 }
+
+const INTERNED = new Map<string, Readonly<Attributes>>();
 
 const EMPTY: Readonly<Attributes> = Object.freeze({});
 

@@ -21,12 +21,13 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { AttributeCache, operationAttributes } from './attribute-cache';
 import {
   Attr,
   type Failure,
   failureOfError,
   failureOfResponse,
-  requestTarget,
+  type RequestTarget,
   TOOL_ERROR,
   type TransportInfo,
   transportAttributes,
@@ -72,7 +73,7 @@ interface Operation {
   readonly span: Span | undefined;
   readonly measured: boolean;
   readonly started: number;
-  readonly target: Attributes | undefined;
+  readonly target: RequestTarget;
 }
 
 /**
@@ -86,7 +87,7 @@ export class ServerTelemetry {
   readonly metrics: ServerMetrics;
   private readonly ownTracer: boolean;
   private readonly off: boolean;
-  private readonly uriInName: boolean;
+  private readonly cache: AttributeCache;
   private tracerProvider?: TracerProvider;
   private cachedTracer?: Tracer;
 
@@ -97,7 +98,7 @@ export class ServerTelemetry {
     this.off = options.enabled === false;
     this.ownTracer = options.tracerProvider !== undefined;
     this.metrics = new ServerMetrics(this.off ? OFF_METER_PROVIDER : options.meterProvider);
-    this.uriInName = options.resourceUriInSpanName === true;
+    this.cache = new AttributeCache(options.resourceUriInSpanName === true);
   }
 
   /**
@@ -203,7 +204,7 @@ export class ServerTelemetry {
   ): [Operation, Context | undefined] {
     const measured = this.metrics.refresh();
     const params = request.params;
-    const target = requestTarget(request.method, params, this.uriInName);
+    const target = this.cache.target(request.method, params);
     let span: Span | undefined;
     let ctx: Context | undefined;
     if (this.tracing) {
@@ -227,7 +228,7 @@ export class ServerTelemetry {
       span,
       measured,
       started: measured ? performance.now() : 0,
-      target: target.target,
+      target,
     };
     return [operation, ctx];
   }
@@ -245,14 +246,19 @@ export class ServerTelemetry {
     }
     span?.end();
     if (!operation.measured) return;
-    const attributes: Attributes = { ...operation.connection.attributes, ...operation.target };
-    attributes[Attr.McpMethodName] = request.method;
-    if (version !== undefined) attributes[Attr.McpProtocolVersion] = version;
-    if (failure) {
-      attributes[Attr.ErrorType] = failure.type;
-      if (failure.code !== undefined) attributes[Attr.RpcResponseStatusCode] = failure.code;
+    const seconds = (performance.now() - operation.started) / 1000;
+    const { attributes } = operation.connection;
+    if (failure === undefined) {
+      this.metrics.operationEnded(
+        seconds,
+        this.cache.success(attributes, operation.target, request.method, version),
+      );
+      return;
     }
-    this.metrics.operationEnded((performance.now() - operation.started) / 1000, attributes);
+    const failed = operationAttributes(attributes, operation.target, request.method, version);
+    failed[Attr.ErrorType] = failure.type;
+    if (failure.code !== undefined) failed[Attr.RpcResponseStatusCode] = failure.code;
+    this.metrics.operationEnded(seconds, failed);
   }
 }
 
