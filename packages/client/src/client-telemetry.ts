@@ -28,8 +28,15 @@ const CLIENT_SPAN: SpanOptions = Object.freeze({ kind: SpanKind.CLIENT });
 /** The API's no-op provider: what the global proxy delegates to until an SDK registers. */
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
+/**
+ * Where `@opentelemetry/api` 1.x keeps what was registered with it: a `globalThis` property
+ * created on the first registration of anything. Absent, every global is the API's no-op.
+ */
+const API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
 /** True when an SDK registered a tracer provider: otherwise requests go out untouched. */
 function tracing(): boolean {
+  if ((globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined) return false;
   const global = trace.getTracerProvider();
   return !(global instanceof ProxyTracerProvider) || global.getDelegate() !== NOOP_TRACER_PROVIDER;
 }

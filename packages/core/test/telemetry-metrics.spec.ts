@@ -53,6 +53,8 @@ describe('OpenTelemetry metrics', () => {
     // As a /metrics endpoint does: the provider comes once the app exists.
     const reader = new ReadOnDemand();
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    // Gantry skips all work while this global is absent: it must be where the API registers.
+    expect(Object.getOwnPropertySymbols(globalThis).map(String)).toContain('Symbol(opentelemetry.js.api.1)');
 
     const late = await module.createClient();
     await late.callTool('fine');

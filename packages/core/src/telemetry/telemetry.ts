@@ -47,6 +47,18 @@ const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 /** Stands in for the meter provider of an app whose telemetry is off (`enabled: false`). */
 const OFF_METER_PROVIDER: MeterProvider = Object.freeze({ getMeter: () => createNoopMeter() });
 
+/**
+ * Where `@opentelemetry/api` 1.x keeps what was registered with it (`trace`, `metrics`,
+ * `context`, `propagation`, `diag`): a `globalThis` property the API creates on the first
+ * registration of any of them, and shared by every copy of the API of that major version.
+ */
+const API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
+/** True while nothing was ever registered with the API: every global is its no-op. */
+function nothingRegistered(): boolean {
+  return (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined;
+}
+
 /** What a connection (or exchange) gives the spans of its requests, built once per connection. */
 export interface ConnectionTelemetry {
   /** `network.*`. */
@@ -87,6 +99,8 @@ export class ServerTelemetry {
   readonly metrics: ServerMetrics;
   private readonly ownTracer: boolean;
   private readonly off: boolean;
+  /** A tracer or meter provider was given in the options. */
+  private readonly explicit: boolean;
   private readonly cache: AttributeCache;
   private tracerProvider?: TracerProvider;
   private cachedTracer?: Tracer;
@@ -97,6 +111,7 @@ export class ServerTelemetry {
   ) {
     this.off = options.enabled === false;
     this.ownTracer = options.tracerProvider !== undefined;
+    this.explicit = this.ownTracer || options.meterProvider !== undefined;
     this.metrics = new ServerMetrics(this.off ? OFF_METER_PROVIDER : options.meterProvider);
     this.cache = new AttributeCache(options.resourceUriInSpanName === true);
   }
@@ -122,8 +137,14 @@ export class ServerTelemetry {
     return !(global instanceof ProxyTracerProvider) || global.getDelegate() !== NOOP_TRACER_PROVIDER;
   }
 
-  /** Whether requests need instrumenting at all: two identity checks when there is no SDK. */
+  /**
+   * Whether requests need instrumenting at all. Without an SDK, and without providers given in
+   * the options, one property read: until anything registers with the API, the global tracer and
+   * meter providers are the API's no-ops.
+   */
   get active(): boolean {
+    if (this.off) return false;
+    if (!this.explicit && nothingRegistered()) return false;
     return this.tracing || this.metrics.refresh();
   }
 
