@@ -22,6 +22,8 @@ export interface HttpServerSpec {
   readonly script: string;
   /** Command-line arguments of the script (the cluster section's nodes take some). */
   readonly args?: readonly string[];
+  /** Environment variables set for the server, beside this process's own. */
+  readonly env?: Readonly<Record<string, string>>;
   /**
    * The era its client speaks (default legacy): a session opened with initialize, or
    * stateless-era POSTs (2026-07-28) with no session at all.
@@ -129,6 +131,7 @@ export class HttpServerProcess implements HttpTarget {
     }
     const child = fork(spec.script, [...(spec.args ?? [])], {
       execArgv,
+      env: spec.env === undefined ? undefined : { ...process.env, ...spec.env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const output = { tail: '' };

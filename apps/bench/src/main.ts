@@ -41,6 +41,7 @@ import {
   renderHttpStatelessReport,
 } from './http-stateless-report';
 import { startLoadWindow } from './machine-load';
+import { type OtelResults, renderOtelReport, runOtel } from './otel-bench';
 import {
   type BenchResults,
   computeRatios,
@@ -173,7 +174,7 @@ const CLUSTER_QUICK: ClusterSchedule = {
   warmupSessions: 20,
 };
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws | --only-cluster] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws | --only-cluster | --only-otel] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
   --quick       short durations and one round: a smoke check, not a measurement
   --only-stdio  only the stdio section
   --only-http   only the Streamable HTTP sections (session era and stateless era)
@@ -181,6 +182,9 @@ const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --o
   --only-cluster only the cluster section (@gantry/redis: nodes with sessions in a real
                 redis-server, one alone and three behind a real nginx; session era; needs
                 redis-server and nginx, and is left out with a note when they are missing)
+  --only-otel   only the observability section (not part of a full run): the Gantry echo
+                server with OpenTelemetry off, API only and with an SDK, over HTTP at c=16
+                and stdio pipelined (about 2 minutes; --era and --only do not apply)
   --era         session: only the session era (MCP 2025-11-25), as the benchmark was before the
                 stateless era; stateless: only the stateless-era measurements (2026-07-28: stdio
                 gantry-stateless and gantry-schema-stateless beside gantry, gantry-schema and floor,
@@ -206,6 +210,7 @@ interface Flags {
   httpStateless: boolean;
   ws: boolean;
   cluster: boolean;
+  otel: boolean;
   only: ServerName[];
   onlyHttp: HttpServerName[];
   onlyHttpStateless: HttpStatelessServerName[];
@@ -225,6 +230,7 @@ function parseFlags(argv: readonly string[]): Flags {
     httpStateless: true,
     ws: true,
     cluster: true,
+    otel: false,
     only: [...SERVER_NAMES],
     onlyHttp: [...HTTP_SERVER_NAMES],
     onlyHttpStateless: [...HTTP_STATELESS_SERVER_NAMES],
@@ -246,6 +252,7 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (arg === '--only-http') onlyHttp = true;
     else if (arg === '--only-ws') onlyWs = true;
     else if (arg === '--only-cluster') onlyCluster = true;
+    else if (arg === '--only-otel') flags.otel = true;
     else if (arg === '--era' || arg.startsWith('--era=')) {
       const value = arg === '--era' ? argv[++i] : arg.slice('--era='.length);
       if (!(ERAS as readonly string[]).includes(value ?? '')) {
@@ -261,8 +268,14 @@ function parseFlags(argv: readonly string[]): Flags {
       process.exit(0);
     } else throw new Error(`unknown argument '${arg}'\n${USAGE}`);
   }
-  if ([onlyStdio, onlyHttp, onlyWs, onlyCluster].filter(Boolean).length > 1) {
-    throw new Error(`--only-stdio, --only-http, --only-ws and --only-cluster exclude each other\n${USAGE}`);
+  if ([onlyStdio, onlyHttp, onlyWs, onlyCluster, flags.otel].filter(Boolean).length > 1) {
+    throw new Error(
+      `--only-stdio, --only-http, --only-ws, --only-cluster and --only-otel exclude each other\n${USAGE}`,
+    );
+  }
+  if (flags.otel) {
+    if (onlyGiven || era !== 'both') throw new Error(`--only-otel takes neither --only nor --era\n${USAGE}`);
+    return { ...flags, stdio: false, http: false, httpStateless: false, ws: false, cluster: false };
   }
   const all = !onlyStdio && !onlyHttp && !onlyWs && !onlyCluster;
   const session = era !== 'stateless';
@@ -746,6 +759,9 @@ async function main(): Promise<void> {
   const httpStateless = flags.httpStateless ? await runHttpStateless(flags, pinCpu) : null;
   const ws = flags.ws ? await runWs(flags, pinCpu, stdio) : null;
   const cluster = flags.cluster ? await runCluster(flags) : null;
+  const otel: OtelResults | null = flags.otel
+    ? await runOtel(__dirname, flags.quick ? QUICK : NORMAL, progress)
+    : null;
 
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
@@ -764,6 +780,7 @@ async function main(): Promise<void> {
       },
       ws: ws && { ...ws, ratios: computeWsRatios(ws), targets: computeWsTargets(ws) },
       cluster: cluster && { ...cluster, ratios: computeClusterRatios(cluster) },
+      otel: otel && { ...otel, machine: machineInfo() },
     },
     null,
     2,
@@ -778,6 +795,7 @@ async function main(): Promise<void> {
     if (httpStateless) sections.push(renderHttpStatelessReport(httpStateless));
     if (ws) sections.push(renderWsReport(ws));
     if (cluster) sections.push(renderClusterReport(cluster));
+    if (otel) sections.push(renderOtelReport(otel));
     console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
   }
   progress(`results written to ${relative(process.cwd(), file)}`);

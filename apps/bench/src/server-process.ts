@@ -15,6 +15,8 @@ export interface ServerSpec {
   readonly name: string;
   readonly script: string;
   readonly era?: Era;
+  /** Environment variables set for the server, beside this process's own. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** What one timed slice of traffic achieved. */
@@ -130,7 +132,8 @@ export class ServerProcess {
     this.era = spec.era ?? 'session';
     const args = [process.execPath, spec.script];
     const [command, commandArgs] = cpu === null ? [args[0], args.slice(1)] : pinnedCommand(cpu, args);
-    this.child = spawn(command, commandArgs, { stdio: 'pipe' });
+    const env = spec.env === undefined ? undefined : { ...process.env, ...spec.env };
+    this.child = spawn(command, commandArgs, { stdio: 'pipe', env });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.receive(chunk));
     this.child.stderr.setEncoding('utf8');

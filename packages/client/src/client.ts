@@ -30,6 +30,7 @@ import type {
   NotificationHandler,
 } from './client-options';
 import { type ClientState, checkLoggingLevel, notConnectedMessage, withArray } from './client-support';
+import { tracedRequest } from './client-telemetry';
 import type { ClientTransportHooks } from './client-transport-hooks';
 import * as completion from './completion';
 import { type Era, rememberEra } from './era';
@@ -346,8 +347,15 @@ export class Client {
     const peer = this.connectedPeer();
     if (!peer) return Promise.reject(new NotConnectedError(notConnectedMessage(this.state, method)));
     if (this.negotiated?.era === 'stateless')
-      return this.stateless.request(peer, method, params, options) as Promise<T>;
-    return peer.request<T>(params === undefined ? { method } : { method, params }, options);
+      return tracedRequest(
+        method,
+        params,
+        options,
+        (sent, traced) => this.stateless.request(peer, method, sent, traced) as Promise<T>,
+      );
+    return tracedRequest(method, params, options, (sent, traced) =>
+      peer.request<T>(sent === undefined ? { method } : { method, params: sent }, traced),
+    );
   }
 
   /** Sends a notification. */

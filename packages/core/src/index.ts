@@ -145,6 +145,9 @@ export { type ListedSkillResource, SkillsCatalog, type SkillsReload } from './sk
 export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
+export { withTraceContext } from './telemetry/propagation';
+export { TELEMETRY_SCOPE } from './telemetry/telemetry';
+export type { TelemetryOptions } from './telemetry/telemetry-options';
 export {
   API_KEY_CHALLENGE,
   ApiKeyAuth,
@@ -167,6 +170,9 @@ export {
   connectionHostOf,
   type Exchange,
   type SessionReplica,
+  type StreamKind,
+  type TransportInfo,
+  type TransportTelemetry,
 } from './transports/connection-host';
 export {
   type HealthOption,

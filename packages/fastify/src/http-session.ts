@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type ClusterEventStore, type Connection, isStreamOfSession, sessionStreamId } from '@gantry/core';
+import {
+  type ClusterEventStore,
+  type Connection,
+  isStreamOfSession,
+  sessionStreamId,
+  type TransportTelemetry,
+} from '@gantry/core';
 import {
   type AuthInfo,
   cancelledRequestIdOf,
@@ -26,6 +32,8 @@ export interface HttpSessionOptions {
   readonly maxQueuedBytes: number;
   /** Told why a connection was closed because its client does not read. */
   readonly onOverflow?: (reason: string) => void;
+  /** Where SSE connections are reported (the application's metrics). */
+  readonly streams?: TransportTelemetry;
   /**
    * Set when the session is one node's replica of a cluster-wide session: its streams live in
    * the cluster's event store (also `eventStore`), so any node can resume them, and its messages
@@ -87,6 +95,7 @@ export class HttpSession implements Transport {
       keepAliveMs: options.keepAliveMs,
       maxQueuedBytes: options.maxQueuedBytes,
       onOverflow: options.onOverflow,
+      streams: options.streams,
     };
   }
 

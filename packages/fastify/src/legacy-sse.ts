@@ -15,6 +15,7 @@ import { authOf } from './request-auth';
 import { logSessionOf } from './request-log';
 import type { SessionStore } from './session-store';
 import { openSseResponse, SseWriter, sseEvent } from './sse-writer';
+import { adoptTraceHeaders, httpTransport } from './trace-headers';
 
 /**
  * One 2024-11-05 HTTP+SSE connection: everything the server sends travels as `message`
@@ -100,6 +101,7 @@ export function registerLegacySse(
       maxQueuedBytes: options.maxQueuedBytes,
       onOverflow: (reason) => host.logger.warn(reason),
       eventName: 'message',
+      streams: host.telemetry,
     });
     writer.attach(response, false);
     const auth = authOf(request);
@@ -107,7 +109,7 @@ export function registerLegacySse(
     live.set(id, session);
     // The 2024-11-05 transport: the first event names the URI to POST to.
     writer.raw(sseEvent({ event: 'endpoint', data: `${fastify.prefix}${messagesPath}?sessionId=${id}` }));
-    const connection = await host.connect(session, { auth });
+    const connection = await host.connect(session, { auth, transport: httpTransport(id) });
     response.on('close', () => {
       live.delete(id);
       void connection.close();
@@ -173,6 +175,7 @@ export function registerLegacySse(
         'Session not found: open a new one with GET on the SSE endpoint',
       );
     }
+    adoptTraceHeaders(request.body, request.headers);
     session.deliver(request.body);
     return reply.code(202).header('content-type', 'text/plain').send('Accepted');
   });

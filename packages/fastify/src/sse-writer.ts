@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { TransportTelemetry } from '@gantry/core';
 import type { JSONRPCMessage, RequestId } from '@gantry/protocol';
 import type { FastifyReply } from 'fastify';
 import type { EventStore } from './event-store';
@@ -64,6 +65,8 @@ export interface SseWriterOptions {
   onOverflow?: (reason: string) => void;
   /** The requests a POST's stream answers, stored with its priming event (see `EventStore.storeEvent`). */
   requestIds?: readonly RequestId[];
+  /** Told when a connection attaches and detaches (`gantry.server.streams.active`, kind `sse`). */
+  streams?: TransportTelemetry;
 }
 
 /**
@@ -100,7 +103,9 @@ export class SseWriter {
 
   /** Starts writing to `response` (headers must already be written). */
   attach(response: ServerResponse, prime: boolean): void {
+    if (this.response) this.options.streams?.streamClosed('sse');
     this.response = response;
+    this.options.streams?.streamOpened('sse');
     response.on('close', () => {
       if (this.response === response) this.detach();
     });
@@ -159,6 +164,7 @@ export class SseWriter {
     this.keepAlive = undefined;
     const response = this.response;
     this.response = undefined;
+    if (response) this.options.streams?.streamClosed('sse');
     if (response && !response.writableEnded) response.end();
     this.wake?.();
   }

@@ -5,6 +5,7 @@ import { newId } from './http-session';
 import { RequestStream, type ResponseMode } from './request-stream';
 import type { SseWriterOptions } from './sse-writer';
 import { statelessAnswerStatus } from './stateless-http';
+import { HTTP_TRANSPORT } from './trace-headers';
 
 interface LiveExchange {
   readonly exchange: Exchange;
@@ -48,6 +49,7 @@ export class StatelessExchanges {
     let cancel: ((reason?: unknown) => void) | undefined;
     const exchange: Exchange = {
       auth,
+      transport: HTTP_TRANSPORT,
       bindCancel: (cancelExchange) => {
         cancel = cancelExchange;
       },

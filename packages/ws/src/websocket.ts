@@ -13,6 +13,7 @@ import {
   probeAnswer,
   RETRY_AFTER_SECONDS,
   resolveHealthPaths,
+  type TransportInfo,
 } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -105,6 +106,9 @@ export interface WebSocketAttachment {
   /** Closes every socket with 1001 and stops handling upgrades on `server`. */
   close(): Promise<void>;
 }
+
+/** A WebSocket runs over TCP (OpenTelemetry `network.transport`, `network.protocol.name`). */
+const WEBSOCKET_TRANSPORT: TransportInfo = Object.freeze({ network: 'tcp', protocol: 'websocket' });
 
 const NO_CONNECTIONS: ReadonlySet<WebSocketServerTransport> = new Set();
 
@@ -273,7 +277,12 @@ class WebSocketGateway {
     this.transports.add(transport);
     this.alive.add(ws);
     ws.on('pong', () => this.alive.add(ws));
-    ws.once('close', () => this.transports.delete(transport));
+    const telemetry = this.host.telemetry;
+    telemetry?.streamOpened('websocket');
+    ws.once('close', () => {
+      this.transports.delete(transport);
+      telemetry?.streamClosed('websocket');
+    });
     if (this.closing) {
       void transport.close(WsCloseCode.GoingAway, 'Server shutting down');
       return;
@@ -288,7 +297,8 @@ class WebSocketGateway {
       timer.unref();
       ws.once('close', () => clearTimeout(timer));
     }
-    this.host.connect(transport, { auth, maxInflight: this.flow.maxInflight }).catch((error) => {
+    const options = { auth, maxInflight: this.flow.maxInflight, transport: WEBSOCKET_TRANSPORT };
+    this.host.connect(transport, options).catch((error) => {
       this.host.logger.error('WebSocket session failed:', error);
       void transport.close(WsCloseCode.InternalError, 'Server error');
     });

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { Args, GantryFactory, Injectable, Module, stdio, Tool } from '@gantry/core';
 import { IsString } from 'class-validator';
+import { benchTelemetry } from './otel-mode';
 
 class EchoArgs {
   @IsString()
@@ -20,7 +21,8 @@ class EchoTools {
 class BenchModule {}
 
 async function main() {
-  const app = await GantryFactory.create(BenchModule, { name: 'bench-gantry', version: '1.0.0' });
+  const telemetry = await benchTelemetry();
+  const app = await GantryFactory.create(BenchModule, { name: 'bench-gantry', version: '1.0.0', telemetry });
   await app.listen(stdio());
 }
 

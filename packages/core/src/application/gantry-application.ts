@@ -50,6 +50,7 @@ export class GantryApplication {
       },
       servesNetwork: () => server.stateless.warnIfKeyIsEphemeral(),
       findTool: (name) => server.registry.tools.get(name),
+      telemetry: server.telemetry,
       close: (options) => {
         if (options?.drain === false) this.drainSkipped = true;
         return this.close();

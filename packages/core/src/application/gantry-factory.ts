@@ -10,6 +10,7 @@ import { type ScanResult, scanHandlers } from '../registry/handler-scanner';
 import { Registry } from '../registry/registry';
 import { GantryServer } from '../server/gantry-server';
 import type { GantryServerOptions } from '../server/server-options';
+import { detailedSpansOf } from '../telemetry/detailed-spans';
 import { GantryApplication } from './gantry-application';
 
 /** @internal Options the testing module adds. */
@@ -53,6 +54,7 @@ export class GantryFactory {
       globals: new Map<InjectionToken, unknown>([[Registry, registry]]),
     });
     const globals = new GlobalEnhancers();
+    globals.spans = detailedSpansOf(options.telemetry);
     const environment = { container, globals, logger };
     scanInstance = (instance) => scanHandlers([{ instance, host: container.root }], environment);
     const hosted = container.hostedInstances();

@@ -3,6 +3,7 @@ import type { ContextSession } from '../context/context-session';
 import { McpContext } from '../context/mcp-context';
 import type { ValidationIssue, ValidationOutcome } from '../schema';
 import { InputRequiredSignal } from '../stateless/input-round';
+import type { PipelineSpans } from '../telemetry/detailed-spans';
 import type { CallHandler, CanActivate, ExceptionFilter, Interceptor } from './enhancers';
 import type { ExecutionContext, HandlerKind } from './execution-context';
 
@@ -38,6 +39,8 @@ export interface PipelineSpec<Out> {
   readonly onError: (error: unknown) => Out;
   /** The method takes `@Ctx()`. */
   readonly needsContext: boolean;
+  /** Spans around guards, validation and interceptors (`telemetry.detailedSpans`). */
+  readonly spans?: PipelineSpans;
 }
 
 /** Runs one request through a compiled pipeline. */
@@ -127,9 +130,15 @@ export function visibleInList(
  * they are.
  */
 export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<Out> {
-  const { kind, name, handlerClass, handler, validate, onInvalid, invoke, map, onError } = spec;
-  const guards = spec.enhancers.guards.length > 0 ? spec.enhancers.guards : null;
-  const interceptors = spec.enhancers.interceptors.length > 0 ? spec.enhancers.interceptors : null;
+  const { kind, name, handlerClass, handler, onInvalid, invoke, map, onError, spans } = spec;
+  let guards = spec.enhancers.guards.length > 0 ? spec.enhancers.guards : null;
+  let interceptors = spec.enhancers.interceptors.length > 0 ? spec.enhancers.interceptors : null;
+  let validate = spec.validate;
+  if (spans) {
+    if (guards) guards = spans.guards(guards, kind, name);
+    if (interceptors) interceptors = spans.interceptors(interceptors, kind, name);
+    if (validate) validate = spans.validation(validate, kind, name);
+  }
   const filters = spec.enhancers.filters.length > 0 ? spec.enhancers.filters : null;
   const needsContext = spec.needsContext || guards !== null || interceptors !== null || filters !== null;
 

@@ -9,6 +9,7 @@ import {
   type ResolvedEnhancers,
   visibleInList,
 } from '../execution/pipeline';
+import type { PipelineSpans } from '../telemetry/detailed-spans';
 
 /** Enhancers registered on the application (`app.useGlobalGuards()` & co.). */
 export class GlobalEnhancers {
@@ -17,6 +18,8 @@ export class GlobalEnhancers {
   readonly guards: CanActivate[] = [];
   readonly interceptors: Interceptor[] = [];
   readonly filters: BoundFilter[] = [];
+  /** Set when the application asked for detailed spans (`telemetry.detailedSpans`). */
+  spans?: PipelineSpans;
 
   add(kind: 'guards', items: CanActivate[]): void;
   add(kind: 'interceptors', items: Interceptor[]): void;
@@ -76,7 +79,7 @@ export class CompiledHandler<Out> {
       interceptors: [...globals.interceptors, ...this.local.interceptors],
       filters: [...this.local.filters, ...globals.filters],
     };
-    this.pipeline = compilePipeline({ ...this.spec, enhancers: this.merged });
+    this.pipeline = compilePipeline({ ...this.spec, enhancers: this.merged, spans: globals.spans });
     this.compiledAt = globals.version;
   }
 }

@@ -29,7 +29,8 @@ import type { Registry } from '../registry/registry';
 import { cacheHintProblem } from '../stateless/cache-hint';
 import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
-import type { ConnectOptions, Exchange } from '../transports/connection-host';
+import { type ConnectionTelemetry, connectionTelemetry, ServerTelemetry } from '../telemetry/telemetry';
+import type { ConnectOptions, Exchange, TransportInfo } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
 import { type DrainTimes, resolveDrainTimes } from './drain-times';
 import { serveExchange } from './exchange';
@@ -76,6 +77,11 @@ export class GantryServer implements SessionHost {
   refusal: string | undefined;
   /** `drainDelayMs` and `shutdownGraceMs`, checked. */
   readonly drainTimes: DrainTimes;
+  /** OpenTelemetry spans and metrics of every request (no-ops without an SDK). */
+  readonly telemetry: ServerTelemetry;
+  /** The last exchange transport seen and its telemetry: transports pass one object for all. */
+  private exchangeTransport?: TransportInfo;
+  private exchangeTelemetry: ConnectionTelemetry = connectionTelemetry(undefined);
 
   constructor(
     readonly registry: Registry,
@@ -93,6 +99,7 @@ export class GantryServer implements SessionHost {
     this.nodeId = options.cluster?.nodeId;
     this.fanOut = options.cluster ? new ClusterFanOut(options.cluster, logger) : undefined;
     this.maxParamsDepth = resolveMaxParamsDepth(options.maxParamsDepth);
+    this.telemetry = new ServerTelemetry(options.telemetry, options.version);
     const declare = options.capabilities ?? {};
     const hasTools = registry.tools.size > 0 || declare.tools === true;
     const hasResources = registry.resources.size + registry.templates.size > 0 || declare.resources === true;
@@ -138,7 +145,7 @@ export class GantryServer implements SessionHost {
       const problem = hint === undefined ? undefined : cacheHintProblem(hint);
       if (problem) throw new TypeError(`The cache option '${kind}' ${problem}`);
     }
-    this.hub = new SubscriptionHub(capabilities);
+    this.hub = new SubscriptionHub(capabilities, this.telemetry);
     this.stateless = new StatelessDispatcher({
       registry,
       methods: shared,
@@ -189,13 +196,20 @@ export class GantryServer implements SessionHost {
       options.maxInflight,
       options.replica,
     );
+    session.telemetry = connectionTelemetry(options.transport);
     const mode = options.mode ?? 'session';
     if (mode !== 'session')
       session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);
     this.sessions.add(session);
+    const opened = mode === 'session' ? performance.now() : undefined;
+    if (opened !== undefined) this.telemetry.sessionOpened();
     session.onClose(() => {
       this.sessions.delete(session);
       for (const [id, owner] of this.elicitations) if (owner === session) this.elicitations.delete(id);
+      if (opened !== undefined) {
+        const seconds = (performance.now() - opened) / 1000;
+        this.telemetry.sessionClosed(seconds, session.telemetry, session.protocolVersion);
+      }
     });
     await session.connect(transport);
     return session;
@@ -207,6 +221,22 @@ export class GantryServer implements SessionHost {
    * connection; every other request to the connection's session.
    */
   dispatch(
+    request: JSONRPCRequest,
+    inbound: InboundRequest,
+    connection: ServerSession,
+  ): Result | Promise<Result> {
+    const telemetry = this.telemetry;
+    // Without an SDK nothing is instrumented: two identity checks, then the request as ever.
+    if (!telemetry.active) return this.route(request, inbound, connection);
+    return telemetry.serve(
+      request,
+      connection.telemetry,
+      isStatelessRequest(request) ? undefined : connection,
+      () => this.route(request, inbound, connection),
+    );
+  }
+
+  private route(
     request: JSONRPCRequest,
     inbound: InboundRequest,
     connection: ServerSession,
@@ -240,9 +270,19 @@ export class GantryServer implements SessionHost {
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
     const refused = this.refusal === undefined ? undefined : this.refusedStream(request.method);
     if (refused) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: refused.toJSON() });
-    return this.inflight.track(serveExchange(this, request, exchange)) as Promise<
-      JSONRPCResponse | undefined
-    >;
+    const telemetry = this.telemetry;
+    if (!telemetry.active) {
+      return this.inflight.track(serveExchange(this, request, exchange)) as Promise<
+        JSONRPCResponse | undefined
+      >;
+    }
+    if (exchange.transport !== this.exchangeTransport) {
+      this.exchangeTransport = exchange.transport;
+      this.exchangeTelemetry = connectionTelemetry(exchange.transport);
+    }
+    return this.inflight.track(
+      telemetry.serveExchange(request, this.exchangeTelemetry, () => serveExchange(this, request, exchange)),
+    ) as Promise<JSONRPCResponse | undefined>;
   }
 
   /** The `initialize` result for the answered version. */

@@ -2,6 +2,7 @@ import type { Icon } from '@gantry/protocol';
 import type { ClusterLink } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { CacheDefaults } from '../stateless/cache-hint';
+import type { TelemetryOptions } from '../telemetry/telemetry-options';
 
 /** Options of the stateless era (MCP 2026-07-28). */
 export interface StatelessOptions {
@@ -87,4 +88,9 @@ export interface GantryServerOptions {
    * sending any. Default 0.
    */
   drainDelayMs?: number;
+  /**
+   * OpenTelemetry: spans and metrics go to the SDK the process registered (none: no-ops); these
+   * options add detailed spans or name other providers.
+   */
+  telemetry?: TelemetryOptions;
 }

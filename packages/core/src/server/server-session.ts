@@ -28,6 +28,8 @@ import type { SessionRecord } from '../cluster/cluster';
 import type { ClientChannel, ClientRequestMethod, ContextSession } from '../context/context-session';
 import { LOG_LEVELS } from '../context/log-levels';
 import type { Logger } from '../logger';
+import { withTraceContext } from '../telemetry/propagation';
+import { type ConnectionTelemetry, connectionTelemetry } from '../telemetry/telemetry';
 import type { SessionReplica, StreamControls } from '../transports/connection-host';
 import type { MethodTable } from './method-table';
 
@@ -65,6 +67,8 @@ export interface SessionHost {
 
 type SessionState = 'awaiting-initialize' | 'ready' | 'closed';
 
+const NO_TRANSPORT = connectionTelemetry(undefined);
+
 /**
  * One client connection in the session era: the `initialize` handshake, the negotiated
  * version and capabilities, and the session-era requests its host routes back to it. On stdio
@@ -86,6 +90,9 @@ export class ServerSession implements ContextSession {
   private rootsCache?: Promise<Root[]>;
   private readonly createdAt = Date.now();
   private readonly closeListeners = new Set<() => void>();
+
+  /** What its transport said of the connection, for spans and metrics (set on connect). */
+  telemetry: ConnectionTelemetry = NO_TRANSPORT;
 
   /** Set when this session's transport cannot carry server→client requests (why not). */
   serverRequestsUnavailable: string | undefined;
@@ -267,7 +274,10 @@ export class ServerSession implements ContextSession {
         if (method === Method.ElicitationCreate && typeof params.elicitationId === 'string') {
           this.host.rememberElicitation(params.elicitationId, this);
         }
-        return inbound.sendRequest<T>({ method, params }, options).catch(fromPeer(method));
+        // The client's span for this request is a child of the handler's (semantic-conventions-genai, mcp.md).
+        return inbound
+          .sendRequest<T>({ method, params: withTraceContext(params) }, options)
+          .catch(fromPeer(method));
       },
       missing: (_capabilities, message) => new CapabilityMissingError(message),
       roots: () => this.listRoots(inbound),
@@ -296,7 +306,7 @@ export class ServerSession implements ContextSession {
   private listRoots(inbound: InboundRequest): Promise<Root[]> {
     if (!this.rootsCache) {
       const pending = inbound
-        .sendRequest<ListRootsResult>({ method: Method.RootsList })
+        .sendRequest<ListRootsResult>({ method: Method.RootsList, params: withTraceContext(undefined) })
         .then((result) => (Array.isArray(result.roots) ? result.roots : []), fromPeer(Method.RootsList));
       this.rootsCache = pending;
       // A failed or cancelled request is not cached.

@@ -29,6 +29,8 @@ export interface RoundState {
   readonly expected: readonly string[];
   /** Rounds so far. */
   readonly rounds: number;
+  /** The span of the first round (`traceId-spanId-flags`), which the retries' spans link to. */
+  readonly firstRoundSpan?: string;
 }
 
 interface Payload {
@@ -44,6 +46,8 @@ interface Payload {
   a: unknown[];
   k: string[];
   r: number;
+  /** The first round's span, when it was traced. */
+  t?: string;
 }
 
 export interface RequestStateOptions {
@@ -89,6 +93,7 @@ export class RequestStateCodec {
       k: [...state.expected],
       r: state.rounds,
     };
+    if (state.firstRoundSpan !== undefined) payload.t = state.firstRoundSpan;
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     return `${body}.${this.sign(body)}`;
   }
@@ -132,7 +137,8 @@ export class RequestStateCodec {
     if (payload.p !== principal) {
       throw new InvalidParamsError('Invalid params: requestState was issued to another caller');
     }
-    return { answers: payload.a, expected: payload.k, rounds: payload.r };
+    const state: RoundState = { answers: payload.a, expected: payload.k, rounds: payload.r };
+    return typeof payload.t === 'string' ? { ...state, firstRoundSpan: payload.t } : state;
   }
 
   private sign(body: string): string {

@@ -10,6 +10,7 @@ import {
   UrlElicitationRequiredError,
 } from '@gantry/protocol';
 import type { MethodHandler } from '../server/method-table';
+import { activeSpanReference, linkActiveSpanTo } from '../telemetry/propagation';
 import type { InputRound } from './input-round';
 import { principalDigest, RequestStateCodec } from './request-state';
 import { type ResultHints, withHint } from './result-hints';
@@ -128,6 +129,9 @@ export class RoundTrips {
       RequestStateCodec.digest(method, salient(params)),
       principalDigest(call.auth),
     );
+    // The retry's span is a child of the client's retry; it links to the first round's span.
+    call.firstRoundSpan = prior.firstRoundSpan;
+    linkActiveSpanTo(prior.firstRoundSpan);
     if (!isObject(responses)) {
       throw new InvalidParamsError(
         `Invalid params: the retry must carry "inputResponses" answering ${prior.expected.map((k) => JSON.stringify(k)).join(', ')}`,
@@ -204,7 +208,12 @@ export class RoundTrips {
       method,
       RequestStateCodec.digest(method, salient(params)),
       principalDigest(call.auth),
-      { answers: round.gathered, expected: Object.keys(inputRequests), rounds: rounds + 1 },
+      {
+        answers: round.gathered,
+        expected: Object.keys(inputRequests),
+        rounds: rounds + 1,
+        firstRoundSpan: call.firstRoundSpan ?? activeSpanReference(),
+      },
     );
     return { resultType: 'input_required', inputRequests, requestState } as Result;
   }

@@ -36,6 +36,8 @@ export class StatelessCall implements ContextSession {
   readonly logLevel: LoggingLevel | undefined;
   /** The input side of the current try, made when the handler first asks for input. */
   private current?: InputRound;
+  /** The first input round's span, once a retry's `requestState` named it (see `RoundTrips`). */
+  firstRoundSpan?: string;
   /** Set by the round trips for each try of `tools/call`, `prompts/get` and `resources/read`. */
   private answers?: readonly unknown[];
 

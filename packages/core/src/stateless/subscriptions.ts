@@ -40,7 +40,11 @@ const FLAG_OF: Record<string, (typeof FLAGS)[number]> = {
 export class SubscriptionHub {
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly capabilities: ServerCapabilities) {}
+  constructor(
+    private readonly capabilities: ServerCapabilities,
+    /** Told when a stream opens and ends (`gantry.server.streams.active`, kind `listen`). */
+    private readonly streams?: { streamOpened(kind: 'listen'): void; streamClosed(kind: 'listen'): void },
+  ) {}
 
   get size(): number {
     return this.listeners.size;
@@ -92,6 +96,7 @@ export class SubscriptionHub {
           if (done) return;
           done = true;
           this.listeners.delete(listener);
+          this.streams?.streamClosed('listen');
           resolve({ resultType: 'complete', _meta: meta } as Result);
         },
       };
@@ -103,6 +108,7 @@ export class SubscriptionHub {
         })
         .catch(() => undefined);
       this.listeners.add(listener);
+      this.streams?.streamOpened('listen');
       // Closed by the client (notifications/cancelled, a closed HTTP stream) or the connection.
       inbound.signal.addEventListener('abort', () => listener.end(), { once: true });
     });

@@ -9,7 +9,12 @@ import type {
 import type { ClusterLink, ClusterMessage, SessionRecord } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
+import type { TransportInfo } from '../telemetry/attributes';
+import type { StreamKind } from '../telemetry/metrics';
 import type { Readiness } from './health';
+
+export type { TransportInfo } from '../telemetry/attributes';
+export type { StreamKind } from '../telemetry/metrics';
 
 /** What a transport lets handlers do with their streams. */
 export interface StreamControls {
@@ -60,6 +65,11 @@ export interface ConnectOptions {
    * with an error. Default: no limit (`stdio()` and `@gantry/ws` pass 64).
    */
   maxInflight?: number;
+  /**
+   * How the connection reaches the server (`network.transport`, `network.protocol.name`, the
+   * session id), for the attributes of its spans and metrics.
+   */
+  transport?: TransportInfo;
 }
 
 /** One connection served by the application, as its transport sees it. */
@@ -96,6 +106,17 @@ export interface Exchange {
   bindCancel?(cancel: (reason?: unknown) => void): void;
   /** Sends a notification of the request (progress, log messages, listen-stream events). */
   notify(notification: JSONRPCNotification): void | Promise<void>;
+  /** How the exchange reaches the server, for the attributes of its span and metrics. */
+  readonly transport?: TransportInfo;
+}
+
+/**
+ * What transports report for the application's metrics: streams they hold open
+ * (`gantry.server.streams.active`, attribute `kind`). Each `streamOpened` needs one `streamClosed`.
+ */
+export interface TransportTelemetry {
+  streamOpened(kind: StreamKind): void;
+  streamClosed(kind: StreamKind): void;
 }
 
 /**
@@ -151,6 +172,8 @@ export interface ConnectionHost {
    * sessions already open are still served until `shutdownGraceMs` ends.
    */
   readonly refusal: string | undefined;
+  /** Where transports report the streams they hold open (for the metrics). */
+  readonly telemetry?: TransportTelemetry;
   /**
    * The application's cluster, when it was created with one (`GantryFactory.create(…, { cluster })`):
    * the link, and the messages from other nodes that the transports handle (session ends,

@@ -11,10 +11,13 @@ import {
   type WireMessage,
 } from '@gantry/protocol';
 import { type Logger, logsToStdout, StderrLogger } from '../logger';
-import type { Connection, ConnectionHost } from './connection-host';
+import type { Connection, ConnectionHost, TransportInfo } from './connection-host';
 import { LineWriter } from './line-writer';
 import type { McpListener } from './listener';
 import { UnansweredRequests } from './unanswered-requests';
+
+/** stdio is a pipe (OpenTelemetry `network.transport`, semantic-conventions-genai mcp.md). */
+const STDIO_TRANSPORT: TransportInfo = Object.freeze({ network: 'pipe' });
 
 /** Defaults of the flow options of {@link StdioTransportOptions}. */
 export const DEFAULT_STDIO_FLOW = Object.freeze({
@@ -344,7 +347,7 @@ export function stdio(options: StdioOptions = {}): McpListener {
         ...options,
         logger: host.logger,
       });
-      session = await host.connect(transport, { maxInflight });
+      session = await host.connect(transport, { maxInflight, transport: STDIO_TRANSPORT });
       if (options.closeOnEnd ?? true) {
         session.onClose(() => {
           // The one connection is gone: nothing could receive what in-flight calls answer.

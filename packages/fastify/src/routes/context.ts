@@ -20,6 +20,7 @@ import { header } from '../request-headers';
 import { logSessionOf } from '../request-log';
 import { SessionStore } from '../session-store';
 import { StatelessExchanges } from '../stateless-exchange';
+import { httpTransport } from '../trace-headers';
 
 /** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
 const HEADER_VERSIONS = new Set([
@@ -66,6 +67,7 @@ export class EndpointContext {
       keepAliveMs: options.keepAliveMs,
       maxQueuedBytes: options.maxQueuedBytes,
       onOverflow: (reason) => host.logger.warn(reason),
+      streams: host.telemetry,
     };
     if (cluster) {
       this.cluster = new ClusterSessions(
@@ -132,7 +134,12 @@ export class EndpointContext {
     mode: ConnectionMode,
   ): Promise<HttpSession> {
     const session = new HttpSession(id, principalOf(auth), auth, this.sessionOptions);
-    session.connection = await this.host.connect(session, { auth, mode, streams: session });
+    session.connection = await this.host.connect(session, {
+      auth,
+      mode,
+      streams: session,
+      transport: httpTransport(id),
+    });
     return session;
   }
 
@@ -148,6 +155,7 @@ export class EndpointContext {
       auth,
       streams: session,
       replica: { id, principal, record: replica.record, save: replica.save },
+      transport: httpTransport(id),
     });
     return session;
   }

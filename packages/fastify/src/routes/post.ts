@@ -17,6 +17,7 @@ import { authOf } from '../request-auth';
 import { accepts, header } from '../request-headers';
 import { logSessionOf } from '../request-log';
 import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
+import { adoptTraceHeaders } from '../trace-headers';
 import type { EndpointContext } from './context';
 
 const STATELESS_REASON =
@@ -268,6 +269,7 @@ export function registerPost(fastify: FastifyInstance, context: EndpointContext)
         );
       }
       const body = request.body;
+      adoptTraceHeaders(body, request.headers);
       if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
         return postStateless(context, request, reply, body);
       return postSession(context, request, reply, body);

@@ -6,10 +6,16 @@ import { GantryFactory } from '@gantry/core';
 import { gantryMcp } from '@gantry/fastify';
 import Fastify from 'fastify';
 import { EchoSchemaModule } from '../echo-schema.module';
+import { benchTelemetry } from '../otel-mode';
 import { portOf, serveBenchmark } from './harness';
 
 serveBenchmark(async () => {
-  const app = await GantryFactory.create(EchoSchemaModule, { name: 'bench-gantry-http', version: '1.0.0' });
+  const telemetry = await benchTelemetry();
+  const app = await GantryFactory.create(EchoSchemaModule, {
+    name: 'bench-gantry-http',
+    version: '1.0.0',
+    telemetry,
+  });
   const fastify = Fastify({ logger: false });
   await fastify.register(gantryMcp, { app, path: '/mcp', responseMode: 'json' });
   await fastify.listen({ host: '127.0.0.1', port: 0 });
