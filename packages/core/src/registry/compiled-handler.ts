@@ -9,6 +9,7 @@ import {
   type ResolvedEnhancers,
   visibleInList,
 } from '../execution/pipeline';
+import { LimitsRuntime, withLimits } from '../limits/limits-runtime';
 
 /** Enhancers registered on the application (`app.useGlobalGuards()` & co.). */
 export class GlobalEnhancers {
@@ -17,6 +18,8 @@ export class GlobalEnhancers {
   readonly guards: CanActivate[] = [];
   readonly interceptors: Interceptor[] = [];
   readonly filters: BoundFilter[] = [];
+  /** Timeouts, rate limits and concurrency (`limits` of `GantryFactory.create`). */
+  limits = new LimitsRuntime();
 
   add(kind: 'guards', items: CanActivate[]): void;
   add(kind: 'interceptors', items: Interceptor[]): void;
@@ -76,7 +79,11 @@ export class CompiledHandler<Out> {
       interceptors: [...globals.interceptors, ...this.local.interceptors],
       filters: [...this.local.filters, ...globals.filters],
     };
-    this.pipeline = compilePipeline({ ...this.spec, enhancers: this.merged });
+    this.pipeline = withLimits(
+      compilePipeline({ ...this.spec, enhancers: this.merged }),
+      this.spec,
+      globals.limits,
+    );
     this.compiledAt = globals.version;
   }
 }

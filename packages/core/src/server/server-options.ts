@@ -1,5 +1,6 @@
 import type { Icon } from '@gantry/protocol';
 import type { ClusterLink } from '../cluster/cluster';
+import type { LimitsOptions } from '../limits/limit-types';
 import type { Logger } from '../logger';
 import type { CacheDefaults } from '../stateless/cache-hint';
 
@@ -70,4 +71,10 @@ export interface GantryServerOptions {
    * shared `requestState` key.
    */
   cluster?: ClusterLink;
+  /**
+   * Defaults for every tool: `timeoutMs` (none by default), one global `rateLimit`, and what a
+   * failing rate-limit store means (`onBackendError`, default `allow`). With a `cluster`,
+   * rate limits count in its store, so they hold across nodes. See docs/limits.md.
+   */
+  limits?: LimitsOptions;
 }
