@@ -1,6 +1,7 @@
 // Timeouts, rate limits and concurrency through a connected client, in both protocol eras.
 import { Client } from '@gantry/client';
 import {
+  Args,
   Concurrency,
   Ctx,
   Injectable,
@@ -228,7 +229,7 @@ describe.each(ERAS)('@Concurrency (%s era)', (era) => {
     class Busy {
       @Concurrency(1, { queue: 2 })
       @Tool({ input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
-      async work(args: { id: string }) {
+      async work(@Args() args: { id: string }) {
         started.push(args.id);
         startedEvent.get(args.id)?.resolve();
         await gates.get(args.id)?.promise;
