@@ -40,7 +40,7 @@ export interface RateLimitBackend {
 
 /** What a backend is made from: one limit's namespace and budget. */
 export interface RateLimitBackendOptions {
-  /** Unique per limit and `by`, e.g. `gantry:rl:tool:search:principal`. */
+  /** Unique per limit and `by`, e.g. `rl:tool:search:principal`; a shared store prefixes it with its own namespace. */
   readonly keyPrefix: string;
   readonly points: number;
   /** Seconds. */

@@ -125,7 +125,7 @@ export function withLimits<Out>(
     if (!options) return;
     const limitName = options.name ?? fallback;
     const backend = runtime.backend({
-      keyPrefix: `gantry:rl:${limitName}:${byName(options)}`,
+      keyPrefix: `rl:${limitName}:${byName(options)}`,
       points: options.points,
       duration: options.duration,
     });
