@@ -34,6 +34,7 @@ export class StatelessExchanges {
     reply: FastifyReply,
     auth: AuthInfo | undefined,
     stepUp?: (error: { message: string; data?: unknown }) => boolean,
+    remoteAddress?: string,
   ): Promise<void> {
     const stream = new RequestStream({
       reply,
@@ -48,6 +49,7 @@ export class StatelessExchanges {
     let cancel: ((reason?: unknown) => void) | undefined;
     const exchange: Exchange = {
       auth,
+      remoteAddress,
       bindCancel: (cancelExchange) => {
         cancel = cancelExchange;
       },

@@ -199,7 +199,7 @@ class WebSocketGateway {
     }
     const authenticate = this.options.authenticate;
     if (!authenticate) {
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, req.socket.remoteAddress));
       return;
     }
     Promise.resolve()
@@ -208,7 +208,7 @@ class WebSocketGateway {
         (auth) => {
           if (this.closing)
             return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
-          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth));
+          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth, req.socket.remoteAddress));
         },
         (error: unknown) => {
           const status = (error as { status?: unknown })?.status === 403 ? 403 : 401;
@@ -219,7 +219,7 @@ class WebSocketGateway {
       );
   };
 
-  private accept(ws: WebSocket, auth?: AuthInfo): void {
+  private accept(ws: WebSocket, auth?: AuthInfo, remoteAddress?: string): void {
     const transport = new WebSocketServerTransport(ws, this.flow);
     this.transports.add(transport);
     this.alive.add(ws);
@@ -239,7 +239,7 @@ class WebSocketGateway {
       timer.unref();
       ws.once('close', () => clearTimeout(timer));
     }
-    this.host.connect(transport, { auth, maxInflight: this.flow.maxInflight }).catch((error) => {
+    this.host.connect(transport, { auth, remoteAddress, maxInflight: this.flow.maxInflight }).catch((error) => {
       this.host.logger.error('WebSocket session failed:', error);
       void transport.close(WsCloseCode.InternalError, 'Server error');
     });

@@ -178,6 +178,7 @@ export class GantryServer implements SessionHost {
       options.maxInflight,
       options.replica,
     );
+    session.remoteAddress = options.remoteAddress;
     const mode = options.mode ?? 'session';
     if (mode !== 'session')
       session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);

@@ -87,6 +87,9 @@ export class ServerSession implements ContextSession {
   private readonly createdAt = Date.now();
   private readonly closeListeners = new Set<() => void>();
 
+  /** The peer's address, where the transport has one (HTTP updates it on every request). */
+  remoteAddress: string | undefined;
+
   /** Set when this session's transport cannot carry server→client requests (why not). */
   serverRequestsUnavailable: string | undefined;
 

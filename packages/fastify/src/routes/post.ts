@@ -54,7 +54,7 @@ async function postStateless(
   const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
   if (problem)
     return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
-  await context.exchanges.serve(message, reply, authOf(request), context.stepUpFor(request, reply));
+  await context.exchanges.serve(message, reply, authOf(request), context.stepUpFor(request, reply), request.ip);
   return reply;
 }
 
@@ -139,6 +139,8 @@ async function postSession(
     const auth = authOf(request);
     if (auth && session.connection) session.connection.auth = auth;
   }
+  // `request.ip`: the socket's address, or the client's with Fastify's `trustProxy` behind a proxy.
+  if (session.connection) session.connection.remoteAddress = request.ip;
   if (batch && session.connection?.behaviourVersion !== '2025-03-26') {
     return sendError(
       reply,
