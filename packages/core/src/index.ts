@@ -106,6 +106,7 @@ export type {
   RateLimitOutcome,
 } from './limits/limit-types';
 export { LimitErrorCode, RETRY_AFTER_META } from './limits/limits-runtime';
+export { memoryRateLimiter, principalKey } from './limits/rate-limits';
 export { type Logger, StderrLogger, silentLogger } from './logger';
 export type { CompletionContext, CompletionValues } from './registry/completion';
 export { HandlerCollection } from './registry/handler-collection';

@@ -2,6 +2,7 @@ import type { ConnectionHost, GantryApplication, HostOriginPolicy } from '@gantr
 import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { ResponseMode } from './request-stream';
+import type { TransportRateLimitOptions } from './transport-rate-limit';
 
 /** Options of the `gantryMcp` Fastify plugin. */
 export interface GantryMcpOptions {
@@ -63,6 +64,12 @@ export interface GantryMcpOptions {
   legacySse?: boolean | { ssePath?: string; messagesPath?: string };
   /** OAuth 2.1 resource server: bearer tokens verified on every request. */
   auth?: AuthOptions;
+  /**
+   * Limits POSTs to the endpoint per client (`by`: `ip`, default, or `principal`) before their
+   * body is read: over it, 429 with `Retry-After` and a JSON-RPC error body (−32029,
+   * `data.retryAfterMs`). Counted cluster-wide when the app has a cluster. Off by default.
+   */
+  rateLimit?: TransportRateLimitOptions;
 }
 
 /** Options with every default applied. */
@@ -85,4 +92,5 @@ export interface ResolvedOptions {
   readonly cors: { origins: readonly string[] | '*'; maxAgeSec: number } | undefined;
   readonly legacySse: { ssePath: string; messagesPath: string } | undefined;
   readonly auth: AuthOptions | undefined;
+  readonly rateLimit: TransportRateLimitOptions | undefined;
 }

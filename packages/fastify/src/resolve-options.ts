@@ -2,6 +2,7 @@ import { type ConnectionHost, connectionHostOf, HostOriginPolicy } from '@gantry
 import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
+import { checkTransportRateLimit } from './transport-rate-limit';
 
 const KEYS = new Set([
   'app',
@@ -17,6 +18,7 @@ const KEYS = new Set([
   'cors',
   'legacySse',
   'auth',
+  'rateLimit',
 ]);
 
 function fail(message: string): never {
@@ -134,5 +136,6 @@ export function resolveOptions(
     cors,
     legacySse: legacy,
     auth: options.auth === undefined ? undefined : checkAuthOptions(options.auth),
+    rateLimit: options.rateLimit === undefined ? undefined : checkTransportRateLimit(options.rateLimit),
   };
 }

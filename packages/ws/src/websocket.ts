@@ -239,10 +239,12 @@ class WebSocketGateway {
       timer.unref();
       ws.once('close', () => clearTimeout(timer));
     }
-    this.host.connect(transport, { auth, remoteAddress, maxInflight: this.flow.maxInflight }).catch((error) => {
-      this.host.logger.error('WebSocket session failed:', error);
-      void transport.close(WsCloseCode.InternalError, 'Server error');
-    });
+    this.host
+      .connect(transport, { auth, remoteAddress, maxInflight: this.flow.maxInflight })
+      .catch((error) => {
+        this.host.logger.error('WebSocket session failed:', error);
+        void transport.close(WsCloseCode.InternalError, 'Server error');
+      });
   }
 
   private beat(): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { principalOf } from '@gantry/protocol';
+import { type AuthInfo, principalOf } from '@gantry/protocol';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ExecutionContext } from '../execution/execution-context';
 import type { RateLimitBackend, RateLimitBackendOptions, RateLimitOptions } from './limit-types';
@@ -33,6 +33,18 @@ function sessionKey(session: object): string {
   return key;
 }
 
+/**
+ * The rate-limit key of a caller: `principal:` and the principal as sessions name it
+ * (`sub:…`, `client:…`; a bare token by its SHA-256 digest, since stores keep keys in the
+ * clear), or `principal:anonymous`.
+ */
+export function principalKey(auth: AuthInfo | undefined): string {
+  const principal = principalOf(auth) ?? 'anonymous';
+  if (principal.startsWith('token:'))
+    return `principal:token#${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
+  return `principal:${principal}`;
+}
+
 /** The key `by` names for one call. Principals keep their namespaces (`principalOf`). */
 export function rateLimitKey(options: RateLimitOptions, context: ExecutionContext): string {
   const by = options.by ?? 'principal';
@@ -40,11 +52,7 @@ export function rateLimitKey(options: RateLimitOptions, context: ExecutionContex
   if (typeof by === 'function') return `fn:${by(context)}`;
   if (by === 'ip') return `ip:${mcp.remoteAddress ?? 'unknown'}`;
   if (by === 'session' && mcp.era === 'session') return `session:${sessionKey(mcp.session)}`;
-  const principal = principalOf(mcp.auth) ?? 'anonymous';
-  // A bare token is a secret: keys (which a shared store keeps) carry its digest instead.
-  if (principal.startsWith('token:'))
-    return `principal:token#${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
-  return `principal:${principal}`;
+  return principalKey(mcp.auth);
 }
 
 /** The `by` part of a limit's namespace: budgets by different keys never share a counter. */

@@ -15,6 +15,7 @@ import { type HttpSession, newId } from '../http-session';
 import { authOf } from '../request-auth';
 import { accepts, header } from '../request-headers';
 import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
+import { transportRateLimit } from '../transport-rate-limit';
 import type { EndpointContext } from './context';
 
 const STATELESS_REASON =
@@ -54,7 +55,13 @@ async function postStateless(
   const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
   if (problem)
     return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
-  await context.exchanges.serve(message, reply, authOf(request), context.stepUpFor(request, reply), request.ip);
+  await context.exchanges.serve(
+    message,
+    reply,
+    authOf(request),
+    context.stepUpFor(request, reply),
+    request.ip,
+  );
   return reply;
 }
 
@@ -235,31 +242,31 @@ function routedElsewhere(
 /** `POST <path>`: every client message, of either era. */
 export function registerPost(fastify: FastifyInstance, context: EndpointContext): void {
   const { options } = context;
-  fastify.post(
-    options.path,
-    { bodyLimit: options.bodyLimit, onRequest: context.gate },
-    async (request, reply) => {
-      const contentType = header(request, 'content-type') ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-        return sendError(
-          reply,
-          415,
-          ErrorCode.InvalidRequest,
-          'Unsupported Media Type: send Content-Type: application/json',
-        );
-      }
-      if (!accepts(request, 'application/json', 'text/event-stream')) {
-        return sendError(
-          reply,
-          406,
-          ErrorCode.InvalidRequest,
-          'Not Acceptable: the Accept header must list application/json and text/event-stream',
-        );
-      }
-      const body = request.body;
-      if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
-        return postStateless(context, request, reply, body);
-      return postSession(context, request, reply, body);
-    },
-  );
+  // After authentication (the gate), before the body is read.
+  const onRequest = options.rateLimit
+    ? [context.gate, transportRateLimit(context.host, options.rateLimit)]
+    : context.gate;
+  fastify.post(options.path, { bodyLimit: options.bodyLimit, onRequest }, async (request, reply) => {
+    const contentType = header(request, 'content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+      return sendError(
+        reply,
+        415,
+        ErrorCode.InvalidRequest,
+        'Unsupported Media Type: send Content-Type: application/json',
+      );
+    }
+    if (!accepts(request, 'application/json', 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: the Accept header must list application/json and text/event-stream',
+      );
+    }
+    const body = request.body;
+    if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
+      return postStateless(context, request, reply, body);
+    return postSession(context, request, reply, body);
+  });
 }
