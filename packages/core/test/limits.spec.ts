@@ -219,11 +219,11 @@ describe('@RateLimit by session', () => {
 describe.each(ERAS)('@Concurrency (%s era)', (era) => {
   it('runs at most n at once, queues FIFO, refuses when the queue is full, drops a cancelled waiter', async () => {
     const started: string[] = [];
-    const gates = new Map<string, ReturnType<typeof deferred>>();
-    const startedEvent = new Map<string, ReturnType<typeof deferred>>();
+    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
+    const startedEvent = new Map<string, ReturnType<typeof deferred<void>>>();
     for (const id of ['a', 'b', 'c', 'd']) {
-      gates.set(id, deferred());
-      startedEvent.set(id, deferred());
+      gates.set(id, deferred<void>());
+      startedEvent.set(id, deferred<void>());
     }
     @Injectable()
     class Busy {

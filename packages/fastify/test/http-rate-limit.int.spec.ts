@@ -33,7 +33,7 @@ async function call(url: string, id: number, name: string) {
   return {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
-    body: await response.json(),
+    body: (await response.json()) as any,
   };
 }
 
