@@ -1,6 +1,7 @@
 // Rate limits over HTTP on a real loopback listener: the transport-level `rateLimit` option
 // (429 + Retry-After before the body is read) and a tool-level @RateLimit({ by: 'ip' }), whose
 // key is the request's remote address.
+import { Client, StreamableHttpClientTransport } from '@gantry/client';
 import { Ctx, GantryFactory, Injectable, type McpContext, Module, RateLimit, Tool } from '@gantry/core';
 import { headersFor, listenOn, rpc } from './stateless-support';
 
@@ -74,6 +75,27 @@ it('gives tools the remote address: ctx.remoteAddress and by: ip rate limits', a
     expect(refused.body.result.isError).toBe(true);
     expect(refused.body.result._meta['io.gantry/retryAfterMs']).toBeGreaterThan(0);
   } finally {
+    await http.fastify.close();
+    await server.close();
+  }
+});
+
+it('session era over HTTP: ctx.remoteAddress, and by: ip shared by two sessions from one address', async () => {
+  const server = await app();
+  const http = await listenOn(server);
+  const clients: Client[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const client = new Client({ name: `c${i}`, version: '1' });
+      await client.connect(new StreamableHttpClientTransport({ url: http.url }), { era: 'session' });
+      clients.push(client);
+    }
+    const [first, second] = clients;
+    expect(await first.callTool('where_from')).toMatchObject({ content: [{ text: '127.0.0.1' }] });
+    expect((await first.callTool('once')).isError).toBeUndefined();
+    expect((await second.callTool('once')).isError).toBe(true);
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
     await http.fastify.close();
     await server.close();
   }
