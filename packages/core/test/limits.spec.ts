@@ -258,3 +258,33 @@ describe.each(ERAS)('@Concurrency (%s era)', (era) => {
     await module.close();
   });
 });
+
+describe('bad limits are refused with a message naming the problem', () => {
+  it('rejects bad decorator arguments when the class is defined', () => {
+    expect(() => Timeout(0)).toThrow(
+      '@Timeout(): the timeout must be a number of milliseconds in (0, 2147483647], got 0',
+    );
+    expect(() => RateLimit({ points: 1.5, duration: 1 })).toThrow(
+      '@RateLimit(): points must be an integer ≥ 1, got 1.5',
+    );
+    expect(() => RateLimit({ points: 1, duration: 0 })).toThrow(
+      '@RateLimit(): duration must be a positive number of seconds, got 0',
+    );
+    expect(() => RateLimit({ points: 1, duration: 1, by: 'user' as never })).toThrow(
+      "@RateLimit(): by must be 'principal', 'session', 'ip' or a function, got user",
+    );
+    expect(() => Concurrency(0)).toThrow('@Concurrency(n): n must be an integer ≥ 1, got 0');
+    expect(() => Concurrency(1, { queue: -1 })).toThrow(
+      '@Concurrency(n, { queue }): queue must be an integer ≥ 0, got -1',
+    );
+  });
+
+  it('rejects bad application limits at create', async () => {
+    await expect(
+      Test.createTestingModule({ providers: [] }).compile({ limits: { timeoutMs: -5 } }),
+    ).rejects.toThrow('limits.timeoutMs: the timeout must be a number of milliseconds');
+    await expect(
+      Test.createTestingModule({ providers: [] }).compile({ limits: { onBackendError: 'maybe' as never } }),
+    ).rejects.toThrow("limits.onBackendError must be 'allow' or 'deny', got maybe");
+  });
+});
