@@ -100,3 +100,36 @@ it('session era over HTTP: ctx.remoteAddress, and by: ip shared by two sessions 
     await server.close();
   }
 });
+
+it('by: principal counts each authenticated caller on its own', async () => {
+  const tokens: Record<string, { token: string; subject: string; scopes: string[] }> = {
+    alice: { token: 'alice', subject: 'alice', scopes: [] },
+    bob: { token: 'bob', subject: 'bob', scopes: [] },
+  };
+  const server = await app();
+  const http = await listenOn(server, {
+    rateLimit: { points: 1, duration: 60, by: 'principal' },
+    auth: {
+      verify: (token: string) => tokens[token],
+      metadata: { authorizationServers: ['https://auth.example.com'] },
+    },
+  });
+  const post = async (token: string, id: number) => {
+    const body = rpc(id, 'tools/call', { name: 'where_from' });
+    const response = await fetch(http.url, {
+      method: 'POST',
+      headers: { ...headersFor(body), authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+  try {
+    expect(await post('alice', 1)).toBe(200);
+    expect(await post('alice', 2)).toBe(429);
+    expect(await post('bob', 3)).toBe(200);
+  } finally {
+    await http.fastify.close();
+    await server.close();
+  }
+});
