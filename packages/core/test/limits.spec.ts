@@ -288,3 +288,18 @@ describe('bad limits are refused with a message naming the problem', () => {
     ).rejects.toThrow("limits.onBackendError must be 'allow' or 'deny', got maybe");
   });
 });
+
+it('refuses two rate limits that share a name with different budgets, at bootstrap', async () => {
+  @Injectable()
+  class Clash {
+    @RateLimit({ points: 1, duration: 60, name: 'shared' })
+    @Tool()
+    one() {}
+    @RateLimit({ points: 2, duration: 60, name: 'shared' })
+    @Tool()
+    two() {}
+  }
+  await expect(Test.createTestingModule({ providers: [Clash] }).compile()).rejects.toThrow(
+    'Two rate limits share the name of rl:shared:principal with different budgets (1 per 60 s and 2 per 60 s); give one its own name',
+  );
+});

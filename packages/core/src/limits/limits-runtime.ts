@@ -1,4 +1,4 @@
-import { McpError } from '@gantry/protocol';
+import { GantryError, LocalErrorCode, McpError } from '@gantry/protocol';
 import type { ClusterLink } from '../cluster/cluster';
 import type { ContextSession } from '../context/context-session';
 import { McpContext } from '../context/mcp-context';
@@ -40,7 +40,11 @@ export class LimitsRuntime {
   readonly timeoutMs?: number;
   readonly rateLimit?: RateLimitOptions;
   readonly onBackendError: 'allow' | 'deny';
-  private readonly backends = new Map<string, RateLimitBackend>();
+  private readonly backends = new Map<
+    string,
+    { backend: RateLimitBackend; points: number; duration: number }
+  >();
+  private readonly semaphores = new WeakMap<Function, Semaphore>();
   private failing = false;
 
   constructor(
@@ -60,12 +64,33 @@ export class LimitsRuntime {
 
   /** One backend per namespace: handlers sharing a limit (a class's) share its counters. */
   backend(options: RateLimitBackendOptions): RateLimitBackend {
-    let backend = this.backends.get(options.keyPrefix);
-    if (!backend) {
-      backend = this.cluster?.rateLimiter?.(options) ?? memoryRateLimiter(options);
-      this.backends.set(options.keyPrefix, backend);
+    const known = this.backends.get(options.keyPrefix);
+    if (known) {
+      if (known.points !== options.points || known.duration !== options.duration) {
+        throw new GantryError(
+          LocalErrorCode.InvalidDecorator,
+          `Two rate limits share the name of ${options.keyPrefix} with different budgets ` +
+            `(${known.points} per ${known.duration} s and ${options.points} per ${options.duration} s); give one its own name`,
+        );
+      }
+      return known.backend;
     }
+    const backend = this.cluster?.rateLimiter?.(options) ?? memoryRateLimiter(options);
+    this.backends.set(options.keyPrefix, { backend, points: options.points, duration: options.duration });
     return backend;
+  }
+
+  /**
+   * One semaphore per handler method, kept across recompilations of its pipeline (global
+   * enhancers changing), so calls in flight keep their slots.
+   */
+  semaphore(handler: Function, spec: ConcurrencySpec): Semaphore {
+    let semaphore = this.semaphores.get(handler);
+    if (!semaphore) {
+      semaphore = new Semaphore(spec.max, spec.queue);
+      this.semaphores.set(handler, semaphore);
+    }
+    return semaphore;
   }
 
   /** @internal A backend answered again, or failed. */
@@ -136,7 +161,7 @@ export function withLimits<Out>(
   bind(Reflect.getOwnMetadata(RATE_LIMIT_METADATA, handler), `${kind}:${name}`);
   const concurrency: ConcurrencySpec | undefined =
     kind === 'tool' ? Reflect.getOwnMetadata(CONCURRENCY_METADATA, handler) : undefined;
-  const semaphore = concurrency && new Semaphore(concurrency.max, concurrency.queue);
+  const semaphore = concurrency && runtime.semaphore(handler, concurrency);
   if (timeoutMs === undefined && limits.length === 0 && !semaphore) return pipeline;
 
   const label = kind === 'tool' ? `Tool '${name}'` : `Prompt '${name}'`;
@@ -211,7 +236,15 @@ export function withLimits<Out>(
           }
           return Promise.resolve(returned).finally(() => held.release());
         };
-        return isThenable<Slot>(slot) ? slot.then(run) : run(slot);
+        if (!isThenable<Slot>(slot)) return run(slot);
+        return slot.then((held) => {
+          // Cancelled in the turn its slot came free: the slot goes on to the next waiter.
+          if (inbound.signal.aborted) {
+            held.release();
+            throw inbound.signal.reason;
+          }
+          return run(held);
+        });
       };
 
   if (limits.length === 0) return slotted;
