@@ -96,6 +96,17 @@ export {
   isExtensionId,
 } from './extensions/extension.decorator';
 export type { ExtensionDefinition, ExtensionMethodHandler } from './extensions/extension-scanner';
+export { Concurrency, type ConcurrencyOptions, RateLimit, Timeout } from './limits/limit-decorators';
+export type {
+  LimitsOptions,
+  RateLimitBackend,
+  RateLimitBackendOptions,
+  RateLimitBy,
+  RateLimitOptions,
+  RateLimitOutcome,
+} from './limits/limit-types';
+export { LimitErrorCode, RETRY_AFTER_META } from './limits/limits-runtime';
+export { memoryRateLimiter, principalKey } from './limits/rate-limits';
 export {
   isDefaultLogger,
   type Logger,

@@ -10,6 +10,7 @@ import type { AuthOptions } from './auth';
 import type { EventStore } from './event-store';
 import type { MetricsOptions, ResolvedMetrics } from './metrics-endpoint';
 import type { ResponseMode } from './request-stream';
+import type { TransportRateLimitOptions } from './transport-rate-limit';
 
 /** Options of the `gantryMcp` Fastify plugin. */
 export interface GantryMcpOptions {
@@ -114,6 +115,12 @@ export interface GantryMcpOptions {
    * ```
    */
   metrics?: boolean | MetricsOptions;
+  /**
+   * Limits POSTs to the endpoint per client (`by`: `ip`, default, or `principal`) before their
+   * body is read: over it, 429 with `Retry-After` and a JSON-RPC error body (−32029,
+   * `data.retryAfterMs`). Counted cluster-wide when the app has a cluster. Off by default.
+   */
+  rateLimit?: TransportRateLimitOptions;
 }
 
 /** Options with every default applied. */
@@ -141,4 +148,5 @@ export interface ResolvedOptions {
   /** Where the probes are served; undefined when off. */
   readonly health: HealthPaths | undefined;
   readonly metrics: ResolvedMetrics | undefined;
+  readonly rateLimit: TransportRateLimitOptions | undefined;
 }

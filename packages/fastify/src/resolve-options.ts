@@ -9,6 +9,7 @@ import { checkAuthOptions } from './auth';
 import { InMemoryEventStore } from './event-store';
 import { resolveMetrics } from './metrics-endpoint';
 import type { GantryMcpOptions, ResolvedOptions } from './options';
+import { checkTransportRateLimit } from './transport-rate-limit';
 
 const KEYS = new Set([
   'app',
@@ -26,6 +27,7 @@ const KEYS = new Set([
   'auth',
   'health',
   'metrics',
+  'rateLimit',
 ]);
 
 function fail(message: string): never {
@@ -149,5 +151,6 @@ export function resolveOptions(
     apiKeys: isApiKeyAuth(options.auth) ? options.auth : undefined,
     health: resolveHealthPaths('gantryMcp', options.health, healthByDefault),
     metrics: resolveMetrics(options.metrics, fail),
+    rateLimit: options.rateLimit === undefined ? undefined : checkTransportRateLimit(options.rateLimit),
   };
 }

@@ -35,6 +35,7 @@ export class StatelessExchanges {
     reply: FastifyReply,
     auth: AuthInfo | undefined,
     stepUp?: (error: { message: string; data?: unknown }) => boolean,
+    remoteAddress?: string,
   ): Promise<void> {
     const stream = new RequestStream({
       reply,
@@ -50,6 +51,7 @@ export class StatelessExchanges {
     const exchange: Exchange = {
       auth,
       transport: HTTP_TRANSPORT,
+      remoteAddress,
       bindCancel: (cancelExchange) => {
         cancel = cancelExchange;
       },

@@ -1,4 +1,10 @@
-import type { ClusterLink, ClusterMessage, ClusterReceiver } from '@gantry/core';
+import type {
+  ClusterLink,
+  ClusterMessage,
+  ClusterReceiver,
+  RateLimitBackend,
+  RateLimitBackendOptions,
+} from '@gantry/core';
 import { type Cluster, Redis } from 'ioredis';
 import { ChannelHub } from './channel-hub';
 import { RedisClusterEventStore } from './cluster-event-store';
@@ -9,6 +15,7 @@ import {
   resolveClusterOptions,
 } from './cluster-options';
 import type { RedisConnection } from './options';
+import { redisRateLimiter } from './redis-rate-limiter';
 import { RedisSessionStore } from './redis-session-store';
 
 /** What travels on the bus: the message and who sent it (a node ignores its own). */
@@ -171,6 +178,11 @@ export class RedisCluster implements ClusterLink {
   async publish(message: ClusterMessage): Promise<void> {
     const envelope: Envelope = { from: this.nodeId, message };
     await this.redis.publish(this.busChannel, JSON.stringify(envelope));
+  }
+
+  /** Rate limits counted in Redis, so they hold across the nodes (see `limits` of `GantryFactory.create`). */
+  rateLimiter(options: RateLimitBackendOptions): RateLimitBackend {
+    return redisRateLimiter(this.redis, this.options.prefix, options);
   }
 
   /** Stops the heartbeat, removes this node's liveness key and closes the clients the link opened. */

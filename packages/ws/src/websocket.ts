@@ -229,7 +229,7 @@ class WebSocketGateway {
     }
     const authenticate = this.options.authenticate;
     if (!authenticate) {
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, req.socket.remoteAddress));
       return;
     }
     if (isApiKeyAuth(authenticate)) return this.upgradeWithKey(req, socket, head, authenticate);
@@ -239,7 +239,7 @@ class WebSocketGateway {
         (auth) => {
           if (this.closing)
             return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
-          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth));
+          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth, req.socket.remoteAddress));
         },
         (error: unknown) => {
           const status = (error as { status?: unknown })?.status === 403 ? 403 : 401;
@@ -262,7 +262,9 @@ class WebSocketGateway {
             'WWW-Authenticate': outcome.challenge,
           });
         }
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, outcome.auth));
+        this.wss.handleUpgrade(req, socket, head, (ws) =>
+          this.accept(ws, outcome.auth, req.socket.remoteAddress),
+        );
       },
       (error: unknown) => {
         // A failing `verify` is the server's fault, not the client's.
@@ -272,7 +274,7 @@ class WebSocketGateway {
     );
   }
 
-  private accept(ws: WebSocket, auth?: AuthInfo): void {
+  private accept(ws: WebSocket, auth?: AuthInfo, remoteAddress?: string): void {
     const transport = new WebSocketServerTransport(ws, this.flow);
     this.transports.add(transport);
     this.alive.add(ws);
@@ -297,7 +299,12 @@ class WebSocketGateway {
       timer.unref();
       ws.once('close', () => clearTimeout(timer));
     }
-    const options = { auth, maxInflight: this.flow.maxInflight, transport: WEBSOCKET_TRANSPORT };
+    const options = {
+      auth,
+      remoteAddress,
+      maxInflight: this.flow.maxInflight,
+      transport: WEBSOCKET_TRANSPORT,
+    };
     this.host.connect(transport, options).catch((error) => {
       this.host.logger.error('WebSocket session failed:', error);
       void transport.close(WsCloseCode.InternalError, 'Server error');

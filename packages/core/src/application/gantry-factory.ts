@@ -3,6 +3,7 @@ import { withUiExtension } from '../apps/ui-extension';
 import { Container } from '../di/container';
 import type { InjectionToken, ModuleImport, Provider } from '../di/tokens';
 import { scanExtensions } from '../extensions/extension-scanner';
+import { LimitsRuntime } from '../limits/limits-runtime';
 import { DefaultLogger, type Logger, silentLogger } from '../logger';
 import { warnAboutUnprovidedHandlers } from '../metadata/handler-classes';
 import { GlobalEnhancers } from '../registry/compiled-handler';
@@ -55,6 +56,7 @@ export class GantryFactory {
     });
     const globals = new GlobalEnhancers();
     globals.spans = detailedSpansOf(options.telemetry);
+    globals.limits = new LimitsRuntime(options.limits, options.cluster, logger);
     const environment = { container, globals, logger };
     scanInstance = (instance) => scanHandlers([{ instance, host: container.root }], environment);
     const hosted = container.hostedInstances();

@@ -5,6 +5,7 @@ import type {
   LoggingLevel,
   RequestId,
 } from '@gantry/protocol';
+import type { RateLimitBackend, RateLimitBackendOptions } from '../limits/limit-types';
 
 /**
  * What a session-era session is, kept where every node of a deployment can read it: enough to
@@ -148,6 +149,11 @@ export interface ClusterLink {
   start(receiver: ClusterReceiver): Promise<void>;
   /** Tells every other node (best effort while the backend is down: rejects). */
   publish(message: ClusterMessage): Promise<void>;
+  /**
+   * A rate-limit store every node shares (`@gantry/redis`: `RateLimiterRedis`); without it,
+   * limits count per node in memory.
+   */
+  rateLimiter?(options: RateLimitBackendOptions): RateLimitBackend;
   /** Stops receiving and closes what the link opened. */
   close(): Promise<void>;
 }

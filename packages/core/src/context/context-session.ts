@@ -23,6 +23,8 @@ export interface SessionInfo {
   readonly clientCapabilities: ClientCapabilities;
   /** Who the caller is, when the transport authenticated it (HTTP, WebSocket). */
   readonly auth?: AuthInfo;
+  /** The remote address of the connection, where the transport has one (HTTP, WebSocket). */
+  readonly remoteAddress?: string;
   /**
    * `session`: a session opened by `initialize` (2024-11-05 … 2025-11-25). `stateless`: one
    * stateless request of 2026-07-28, described by its own `_meta`. Absent means session.

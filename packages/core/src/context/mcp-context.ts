@@ -109,6 +109,11 @@ export class McpContext {
     return this.session.auth;
   }
 
+  /** The remote address of the connection (HTTP, WebSocket); undefined on stdio and in memory. */
+  get remoteAddress(): string | undefined {
+    return this.session.remoteAddress;
+  }
+
   get clientInfo(): Implementation {
     return this.session.clientInfo;
   }

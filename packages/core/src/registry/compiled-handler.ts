@@ -9,6 +9,7 @@ import {
   type ResolvedEnhancers,
   visibleInList,
 } from '../execution/pipeline';
+import { LimitsRuntime, withLimits } from '../limits/limits-runtime';
 import type { PipelineSpans } from '../telemetry/detailed-spans';
 
 /** Enhancers registered on the application (`app.useGlobalGuards()` & co.). */
@@ -20,6 +21,8 @@ export class GlobalEnhancers {
   readonly filters: BoundFilter[] = [];
   /** Set when the application asked for detailed spans (`telemetry.detailedSpans`). */
   spans?: PipelineSpans;
+  /** Timeouts, rate limits and concurrency (`limits` of `GantryFactory.create`). */
+  limits = new LimitsRuntime();
 
   add(kind: 'guards', items: CanActivate[]): void;
   add(kind: 'interceptors', items: Interceptor[]): void;
@@ -79,7 +82,11 @@ export class CompiledHandler<Out> {
       interceptors: [...globals.interceptors, ...this.local.interceptors],
       filters: [...this.local.filters, ...globals.filters],
     };
-    this.pipeline = compilePipeline({ ...this.spec, enhancers: this.merged, spans: globals.spans });
+    this.pipeline = withLimits(
+      compilePipeline({ ...this.spec, enhancers: this.merged, spans: globals.spans }),
+      this.spec,
+      globals.limits,
+    );
     this.compiledAt = globals.version;
   }
 }

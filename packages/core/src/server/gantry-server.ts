@@ -197,6 +197,7 @@ export class GantryServer implements SessionHost {
       options.replica,
     );
     session.telemetry = connectionTelemetry(options.transport);
+    session.remoteAddress = options.remoteAddress;
     const mode = options.mode ?? 'session';
     if (mode !== 'session')
       session.assumeInitialized(mode.sessionless.protocolVersion, mode.sessionless.reason);

@@ -1,5 +1,6 @@
 import type { Icon } from '@gantry/protocol';
 import type { ClusterLink } from '../cluster/cluster';
+import type { LimitsOptions } from '../limits/limit-types';
 import type { Logger } from '../logger';
 import type { CacheDefaults } from '../stateless/cache-hint';
 import type { TelemetryOptions } from '../telemetry/telemetry-options';
@@ -93,4 +94,10 @@ export interface GantryServerOptions {
    * options add detailed spans or name other providers.
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Defaults for every tool: `timeoutMs` (none by default), one global `rateLimit`, and what a
+   * failing rate-limit store means (`onBackendError`, default `allow`). With a `cluster`,
+   * rate limits count in its store, so they hold across nodes. See docs/limits.md.
+   */
+  limits?: LimitsOptions;
 }

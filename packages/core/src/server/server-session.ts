@@ -93,6 +93,8 @@ export class ServerSession implements ContextSession {
 
   /** What its transport said of the connection, for spans and metrics (set on connect). */
   telemetry: ConnectionTelemetry = NO_TRANSPORT;
+  /** The peer's address, where the transport has one (HTTP updates it on every request). */
+  remoteAddress: string | undefined;
 
   /** Set when this session's transport cannot carry server→client requests (why not). */
   serverRequestsUnavailable: string | undefined;

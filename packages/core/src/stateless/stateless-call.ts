@@ -45,7 +45,7 @@ export class StatelessCall implements ContextSession {
     readonly method: string,
     meta: RequestMeta,
     /** The connection the request arrived on. */
-    readonly connection: { readonly auth?: AuthInfo },
+    readonly connection: { readonly auth?: AuthInfo; readonly remoteAddress?: string },
     private readonly services: StatelessServices,
   ) {
     this.protocolVersion = meta.protocolVersion;
@@ -81,6 +81,11 @@ export class StatelessCall implements ContextSession {
   /** Who is calling, when the transport authenticated it (read at request time). */
   get auth(): AuthInfo | undefined {
     return this.connection.auth;
+  }
+
+  /** The peer's address, where the transport has one. */
+  get remoteAddress(): string | undefined {
+    return this.connection.remoteAddress;
   }
 
   logs(level: LoggingLevel): boolean {

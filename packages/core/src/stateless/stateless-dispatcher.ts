@@ -115,7 +115,7 @@ export class StatelessDispatcher {
   handle(
     request: JSONRPCRequest,
     inbound: InboundRequest,
-    connection: { readonly auth?: AuthInfo },
+    connection: { readonly auth?: AuthInfo; readonly remoteAddress?: string },
   ): Result | Promise<Result> {
     const params = request.params;
     const meta = readRequestMeta(params);

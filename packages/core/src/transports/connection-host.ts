@@ -55,6 +55,8 @@ export interface ConnectOptions {
   replica?: SessionReplica;
   /** The caller, when the transport authenticated it. */
   auth?: AuthInfo;
+  /** The peer's address (HTTP, WebSocket): `ctx.remoteAddress`, and the key of `by: 'ip'` rate limits. */
+  remoteAddress?: string;
   /** How the connection begins; default `'session'`. */
   mode?: ConnectionMode;
   /** Stream controls of the transport (HTTP). */
@@ -79,6 +81,8 @@ export interface Connection {
    * updates it, so a stepped-up token's scopes are seen at once.
    */
   auth: AuthInfo | undefined;
+  /** The peer's address; HTTP sets it on every request, like `auth`. */
+  remoteAddress: string | undefined;
   /** The revision whose behaviour the connection follows once initialized; `''` before. */
   readonly behaviourVersion: string;
   /** A replica takes the state another node stored (level, subscriptions, readiness). */
@@ -96,6 +100,8 @@ export interface Connection {
 export interface Exchange {
   /** The caller, when the transport authenticated it. */
   readonly auth?: AuthInfo;
+  /** The peer's address, where the transport has one. */
+  readonly remoteAddress?: string;
   /** Aborts the handler, e.g. when the client goes away; no response is then produced. */
   readonly signal?: AbortSignal;
   /**

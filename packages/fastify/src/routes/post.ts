@@ -18,6 +18,7 @@ import { accepts, header } from '../request-headers';
 import { logSessionOf } from '../request-log';
 import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
 import { adoptTraceHeaders } from '../trace-headers';
+import { transportRateLimit } from '../transport-rate-limit';
 import type { EndpointContext } from './context';
 
 const STATELESS_REASON =
@@ -60,7 +61,13 @@ async function postStateless(
   const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
   if (problem)
     return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
-  await context.exchanges.serve(message, reply, authOf(request), context.stepUpFor(request, reply));
+  await context.exchanges.serve(
+    message,
+    reply,
+    authOf(request),
+    context.stepUpFor(request, reply),
+    request.ip,
+  );
   return reply;
 }
 
@@ -152,6 +159,8 @@ async function postSession(
     const auth = authOf(request);
     if (auth && session.connection) session.connection.auth = auth;
   }
+  // `request.ip`: the socket's address, or the client's with Fastify's `trustProxy` behind a proxy.
+  if (session.connection) session.connection.remoteAddress = request.ip;
   if (batch && session.connection?.behaviourVersion !== '2025-03-26') {
     return sendError(
       reply,
@@ -247,32 +256,32 @@ function routedElsewhere(
 /** `POST <path>`: every client message, of either era. */
 export function registerPost(fastify: FastifyInstance, context: EndpointContext): void {
   const { options } = context;
-  fastify.post(
-    options.path,
-    { bodyLimit: options.bodyLimit, onRequest: context.gate },
-    async (request, reply) => {
-      const contentType = header(request, 'content-type') ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-        return sendError(
-          reply,
-          415,
-          ErrorCode.InvalidRequest,
-          'Unsupported Media Type: send Content-Type: application/json',
-        );
-      }
-      if (!accepts(request, 'application/json', 'text/event-stream')) {
-        return sendError(
-          reply,
-          406,
-          ErrorCode.InvalidRequest,
-          'Not Acceptable: the Accept header must list application/json and text/event-stream',
-        );
-      }
-      const body = request.body;
-      adoptTraceHeaders(body, request.headers);
-      if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
-        return postStateless(context, request, reply, body);
-      return postSession(context, request, reply, body);
-    },
-  );
+  // After authentication (the gate), before the body is read.
+  const onRequest = options.rateLimit
+    ? [context.gate, transportRateLimit(context.host, options.rateLimit)]
+    : context.gate;
+  fastify.post(options.path, { bodyLimit: options.bodyLimit, onRequest }, async (request, reply) => {
+    const contentType = header(request, 'content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+      return sendError(
+        reply,
+        415,
+        ErrorCode.InvalidRequest,
+        'Unsupported Media Type: send Content-Type: application/json',
+      );
+    }
+    if (!accepts(request, 'application/json', 'text/event-stream')) {
+      return sendError(
+        reply,
+        406,
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: the Accept header must list application/json and text/event-stream',
+      );
+    }
+    const body = request.body;
+    adoptTraceHeaders(body, request.headers);
+    if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
+      return postStateless(context, request, reply, body);
+    return postSession(context, request, reply, body);
+  });
 }

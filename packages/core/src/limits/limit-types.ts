@@ -1,0 +1,61 @@
+import type { ExecutionContext } from '../execution/execution-context';
+
+/** Who shares one rate-limit budget. */
+export type RateLimitBy = 'principal' | 'session' | 'ip' | ((context: ExecutionContext) => string);
+
+/**
+ * A rate limit: `points` calls per `duration` seconds for each key that `by` names.
+ *
+ * - `principal` (default): the authenticated caller, namespaced as sessions and request state
+ *   are (`principalOf`); unauthenticated callers share the key `anonymous`.
+ * - `session`: the session-era session (one connection's session on this node); in the
+ *   stateless era, where no session exists, the principal.
+ * - `ip`: the remote address of the connection (HTTP, WebSocket); stdio and in-memory
+ *   connections have none and share one key.
+ * - a function of the execution context: its string is the key.
+ */
+export interface RateLimitOptions {
+  readonly points: number;
+  /** Seconds. */
+  readonly duration: number;
+  readonly by?: RateLimitBy;
+  /**
+   * The limit's name in keys and messages; default `tool:<name>` on a method,
+   * `class:<ClassName>` on a class (one budget for all of its handlers), `global` for the
+   * application's. Nodes of a cluster share a budget when the names match.
+   */
+  readonly name?: string;
+}
+
+/** What a backend answers to one consumed point. */
+export type RateLimitOutcome =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly retryAfterMs: number };
+
+/** A store of rate-limit counters (memory by default; Redis through a `ClusterLink`). */
+export interface RateLimitBackend {
+  /** Consumes one point of `key`; rejects when the store cannot be reached. */
+  consume(key: string): Promise<RateLimitOutcome>;
+}
+
+/** What a backend is made from: one limit's namespace and budget. */
+export interface RateLimitBackendOptions {
+  /** Unique per limit and `by`, e.g. `rl:tool:search:principal`; a shared store prefixes it with its own namespace. */
+  readonly keyPrefix: string;
+  readonly points: number;
+  /** Seconds. */
+  readonly duration: number;
+}
+
+/** `limits` of `GantryFactory.create`: defaults for every tool. */
+export interface LimitsOptions {
+  /** Every tool call times out after this many milliseconds unless `@Timeout()` says otherwise; default none. */
+  timeoutMs?: number;
+  /** One budget for every tool call (besides any `@RateLimit()` of the tool or its class). */
+  rateLimit?: RateLimitOptions;
+  /**
+   * When the rate-limit store fails (Redis down): `allow` (default) lets the call through and
+   * logs a warning; `deny` answers as if the limit were exceeded.
+   */
+  onBackendError?: 'allow' | 'deny';
+}

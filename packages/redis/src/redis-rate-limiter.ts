@@ -1,0 +1,35 @@
+import type { RateLimitBackend, RateLimitBackendOptions } from '@gantry/core';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisConnection } from './options';
+
+/**
+ * A rate-limit store shared by every node: `RateLimiterRedis` of rate-limiter-flexible on the
+ * link's command client (one atomic script per consumed point). Keys are
+ * `<prefix><keyPrefix>:<key>`, e.g. `gantry:rl:tool:search:principal:principal:sub:alice`.
+ * While Redis is down a call rejects at once (no offline queue); the application then allows
+ * or denies the call (`limits.onBackendError`).
+ */
+export function redisRateLimiter(
+  redis: RedisConnection,
+  prefix: string,
+  options: RateLimitBackendOptions,
+): RateLimitBackend {
+  const limiter = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}${options.keyPrefix}`,
+    points: options.points,
+    duration: options.duration,
+    rejectIfRedisNotReady: true,
+  });
+  return {
+    consume: (key) =>
+      limiter.consume(key).then(
+        () => ({ allowed: true }) as const,
+        (rejection: unknown) => {
+          if (rejection instanceof RateLimiterRes)
+            return { allowed: false, retryAfterMs: Math.max(0, Math.ceil(rejection.msBeforeNext)) } as const;
+          throw rejection;
+        },
+      ),
+  };
+}
