@@ -106,7 +106,7 @@ export type {
   RateLimitOutcome,
 } from './limits/limit-types';
 export { LimitErrorCode, RETRY_AFTER_META } from './limits/limits-runtime';
-export { memoryRateLimiter, principalKey } from './limits/rate-limits';
+export { memoryRateLimiter, principalKey, rateLimitBackendOf } from './limits/rate-limits';
 export {
   isDefaultLogger,
   type Logger,

@@ -1,5 +1,5 @@
-import type { RateLimitBackend, RateLimitBackendOptions } from '@gantry/core';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimitBackend, type RateLimitBackendOptions, rateLimitBackendOf } from '@gantry/core';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { RedisConnection } from './options';
 
 /**
@@ -21,15 +21,5 @@ export function redisRateLimiter(
     duration: options.duration,
     rejectIfRedisNotReady: true,
   });
-  return {
-    consume: (key) =>
-      limiter.consume(key).then(
-        () => ({ allowed: true }) as const,
-        (rejection: unknown) => {
-          if (rejection instanceof RateLimiterRes)
-            return { allowed: false, retryAfterMs: Math.max(0, Math.ceil(rejection.msBeforeNext)) } as const;
-          throw rejection;
-        },
-      ),
-  };
+  return rateLimitBackendOf(limiter);
 }

@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
 import { type AuthInfo, principalOf } from '@gantry/protocol';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ExecutionContext } from '../execution/execution-context';
 import type { RateLimitBackend, RateLimitBackendOptions, RateLimitOptions } from './limit-types';
 
 /** The default backend: counters in this process (`RateLimiterMemory` of rate-limiter-flexible). */
 export function memoryRateLimiter(options: RateLimitBackendOptions): RateLimitBackend {
-  const limiter = new RateLimiterMemory(options);
+  return rateLimitBackendOf(new RateLimiterMemory(options));
+}
+
+/**
+ * A rate-limiter-flexible limiter (memory, Redis, …) as a `RateLimitBackend`: a refusal becomes
+ * `{ allowed: false, retryAfterMs }`; a failing store rejects, for `onBackendError` to judge.
+ */
+export function rateLimitBackendOf(limiter: RateLimiterAbstract): RateLimitBackend {
   return {
     consume: (key) =>
       limiter.consume(key).then(
