@@ -1,7 +1,9 @@
 // Per-session and per-principal in-flight caps (`limits.maxInflightPerSession`,
 // `limits.maxInflightPerPrincipal`) through connected clients, in both protocol eras.
+
+import { PassThrough } from 'node:stream';
 import { Client } from '@gantry/client';
-import { Args, GantryFactory, Injectable, LimitErrorCode, Module, Tool } from '@gantry/core';
+import { Args, GantryFactory, Injectable, LimitErrorCode, Module, stdio, Tool } from '@gantry/core';
 import { type AuthInfo, InMemoryTransport } from '@gantry/protocol';
 import { Test, type TestingModule } from '@gantry/testing';
 
@@ -129,6 +131,64 @@ it('lets anonymous callers share one principal bucket', async () => {
   tool.release('a');
   await a;
   await module.close();
+});
+
+it('refuses over stdio (in-process pipes) with a JSON-RPC error, then accepts once a call ends', async () => {
+  const tool = holdTool();
+  @Module({ providers: [tool.Hold] })
+  class HoldModule {}
+  const app = await GantryFactory.create(HoldModule, {
+    name: 'caps',
+    version: '1',
+    logger: false,
+    limits: { maxInflightPerSession: 1 },
+  });
+  const input = new PassThrough();
+  const output = new PassThrough();
+  await app.listen(stdio({ input, output, closeOnEnd: false }));
+  const waiters = new Map<unknown, (answer: any) => void>();
+  let buffered = '';
+  output.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let i = buffered.indexOf('\n'); i !== -1; i = buffered.indexOf('\n')) {
+      const message = JSON.parse(buffered.slice(0, i));
+      buffered = buffered.slice(i + 1);
+      if ('id' in message && !('method' in message)) waiters.get(message.id)?.(message);
+    }
+  });
+  const send = (message: object) => {
+    const answer = new Promise<any>((resolve) => waiters.set((message as { id: unknown }).id, resolve));
+    input.write(`${JSON.stringify(message)}\n`);
+    return answer;
+  };
+  const call = (id: number, hold: string) =>
+    send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hold', arguments: { id: hold } } });
+  await send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const a = call(1, 'a');
+  await tool.started('a');
+  expect(await call(2, 'refused')).toEqual({
+    jsonrpc: '2.0',
+    id: 2,
+    error: {
+      code: -32026,
+      message:
+        'Too many requests in flight: at most 1 at once per session (limits.maxInflightPerSession); retry once one is answered',
+      data: { cap: 'session', limit: 1 },
+    },
+  });
+  tool.release('a');
+  expect((await a).result.content[0].text).toBe('a');
+  const b = call(3, 'b');
+  await tool.started('b');
+  tool.release('b');
+  expect((await b).result.content[0].text).toBe('b');
+  await app.close();
 });
 
 describe('in-flight cap options', () => {
