@@ -10,9 +10,9 @@ import { Test, type TestingModule } from '@gantry/testing';
 type Era = 'session' | 'stateless';
 const ERAS: Era[] = ['session', 'stateless'];
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
     resolve = r;
   });
   return { promise, resolve };
