@@ -135,6 +135,7 @@ export {
   type ValidationOutcome,
 } from './schema';
 export { type ConnectOptions, GantryServer } from './server/gantry-server';
+export { DEFAULT_MAX_INFLIGHT_PER_SESSION } from './server/inflight-caps';
 export { DEFAULT_MAX_PARAMS_DEPTH } from './server/params-depth';
 export type { GantryServerOptions, StatelessOptions } from './server/server-options';
 export { ServerSession, type StreamControls } from './server/server-session';
@@ -180,6 +181,7 @@ export {
   type ConnectionMode,
   connectionHostOf,
   type Exchange,
+  type InflightProblem,
   type SessionReplica,
   type StreamKind,
   type TransportInfo,

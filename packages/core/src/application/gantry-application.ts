@@ -59,6 +59,7 @@ export class GantryApplication {
       get refusal() {
         return server.refusal;
       },
+      inflightProblem: (auth, connection, count) => server.caps?.problem(auth, connection, count),
       cluster: server.cluster && {
         link: server.cluster,
         onMessage: (listener) => {

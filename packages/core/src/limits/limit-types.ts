@@ -58,4 +58,19 @@ export interface LimitsOptions {
    * logs a warning; `deny` answers as if the limit were exceeded.
    */
   onBackendError?: 'allow' | 'deny';
+  /**
+   * Requests one session (one connection: stdio, WebSocket, an HTTP session) runs at once on
+   * this node, both eras; one more is refused before its handler runs with JSON-RPC error −32026
+   * (`data: { cap: 'session', limit }`), and an HTTP POST that would exceed it gets 429 with
+   * `Retry-After: 1`. A positive integer, or `false` for no cap. Default 64 (what `stdio()` and
+   * `@gantry/ws` already let run at once). Stateless HTTP exchanges have no session.
+   */
+  maxInflightPerSession?: number | false;
+  /**
+   * Requests one principal (`principalOf(ctx.auth)`; unauthenticated callers share one bucket)
+   * runs at once on this node, over all its sessions and stateless exchanges; refused as above
+   * with `data: { cap: 'principal', limit }`. A positive integer; default none (unauthenticated
+   * callers would otherwise share one cap for the whole server).
+   */
+  maxInflightPerPrincipal?: number;
 }

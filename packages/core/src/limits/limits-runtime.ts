@@ -22,7 +22,7 @@ import type {
 } from './limit-types';
 import { byName, memoryRateLimiter, rateLimitKey } from './rate-limits';
 
-/** JSON-RPC error codes of limits, for handlers that are not tools (prompts). */
+/** JSON-RPC error codes of limits: for handlers that are not tools (prompts), and the in-flight caps. */
 export const LimitErrorCode = {
   /** Over a rate limit; `data: { limit, retryAfterMs }`. */
   RateLimited: -32029,
@@ -30,6 +30,8 @@ export const LimitErrorCode = {
   TimedOut: -32028,
   /** `@Concurrency()`'s queue is full. */
   Busy: -32027,
+  /** Over `limits.maxInflightPerSession` or `maxInflightPerPrincipal`; `data: { cap, limit }`. */
+  TooManyInflight: -32026,
 } as const;
 
 /** The `_meta` key of a tool error answered over a rate limit: milliseconds until a point frees. */

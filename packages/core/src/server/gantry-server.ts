@@ -34,6 +34,7 @@ import type { ConnectOptions, Exchange, TransportInfo } from '../transports/conn
 import { completionCompleteHandler } from './completion-handler';
 import { type DrainTimes, resolveDrainTimes } from './drain-times';
 import { serveExchange } from './exchange';
+import { InflightCaps } from './inflight-caps';
 import { InflightWork } from './inflight-work';
 import type { MethodHandler, MethodTable } from './method-table';
 import { checkParamsDepth, resolveMaxParamsDepth } from './params-depth';
@@ -73,6 +74,8 @@ export class GantryServer implements SessionHost {
   private readonly fanOut: ClusterFanOut | undefined;
   /** The requests running on this node, which a draining application waits for. */
   readonly inflight = new InflightWork();
+  /** `limits.maxInflightPerSession` / `maxInflightPerPrincipal`; undefined when both are off. */
+  readonly caps: InflightCaps | undefined;
   /** Why new work is refused while the application drains (see `ConnectionHost.refusal`). */
   refusal: string | undefined;
   /** `drainDelayMs` and `shutdownGraceMs`, checked. */
@@ -99,6 +102,7 @@ export class GantryServer implements SessionHost {
     this.nodeId = options.cluster?.nodeId;
     this.fanOut = options.cluster ? new ClusterFanOut(options.cluster, logger) : undefined;
     this.maxParamsDepth = resolveMaxParamsDepth(options.maxParamsDepth);
+    this.caps = InflightCaps.of(options.limits);
     this.telemetry = new ServerTelemetry(options.telemetry, options.version);
     const declare = options.capabilities ?? {};
     const hasTools = registry.tools.size > 0 || declare.tools === true;
@@ -248,9 +252,23 @@ export class GantryServer implements SessionHost {
       const refused = this.refusedStream(request.method);
       if (refused) throw refused;
     }
-    if (isStatelessRequest(request))
-      return this.inflight.track(this.stateless.handle(request, inbound, connection));
-    return this.inflight.track(connection.serve(request, inbound));
+    const caps = this.caps;
+    if (caps !== undefined) {
+      // Refused before the handler runs; counted per connection and per principal while it runs.
+      return this.inflight.track(
+        caps.run(connection.auth, connection, () => this.serveOn(request, inbound, connection)),
+      );
+    }
+    return this.inflight.track(this.serveOn(request, inbound, connection));
+  }
+
+  private serveOn(
+    request: JSONRPCRequest,
+    inbound: InboundRequest,
+    connection: ServerSession,
+  ): Result | Promise<Result> {
+    if (isStatelessRequest(request)) return this.stateless.handle(request, inbound, connection);
+    return connection.serve(request, inbound);
   }
 
   /**
@@ -271,6 +289,19 @@ export class GantryServer implements SessionHost {
   exchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
     const refused = this.refusal === undefined ? undefined : this.refusedStream(request.method);
     if (refused) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: refused.toJSON() });
+    // A stateless exchange has no session: only the principal's cap applies.
+    const caps = this.caps;
+    if (caps !== undefined) {
+      const problem = caps.problem(exchange.auth, undefined);
+      if (problem) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: problem });
+      return caps.run(exchange.auth, undefined, () => this.serveExchange(request, exchange)) as Promise<
+        JSONRPCResponse | undefined
+      >;
+    }
+    return this.serveExchange(request, exchange);
+  }
+
+  private serveExchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
     const telemetry = this.telemetry;
     if (!telemetry.active) {
       return this.inflight.track(serveExchange(this, request, exchange)) as Promise<

@@ -9,10 +9,12 @@ import type {
 import type { ClusterLink, ClusterMessage, SessionRecord } from '../cluster/cluster';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
+import type { InflightProblem } from '../server/inflight-caps';
 import type { TransportInfo } from '../telemetry/attributes';
 import type { StreamKind } from '../telemetry/metrics';
 import type { Readiness } from './health';
 
+export type { InflightProblem } from '../server/inflight-caps';
 export type { TransportInfo } from '../telemetry/attributes';
 export type { StreamKind } from '../telemetry/metrics';
 
@@ -178,6 +180,18 @@ export interface ConnectionHost {
    * sessions already open are still served until `shutdownGraceMs` ends.
    */
   readonly refusal: string | undefined;
+  /**
+   * Why `count` (default 1) more requests of `auth`, on `connection` when they run on one, would
+   * be refused by the in-flight caps (`limits.maxInflightPerSession` / `maxInflightPerPrincipal`):
+   * the JSON-RPC error (−32026, `data: { cap, limit }`) for an HTTP 429, or undefined when they
+   * fit. Without a connection only the principal's cap applies (a stateless exchange, a session
+   * not yet opened). Returns undefined at once when no cap is configured.
+   */
+  inflightProblem(
+    auth: AuthInfo | undefined,
+    connection?: Connection,
+    count?: number,
+  ): InflightProblem | undefined;
   /** Where transports report the streams they hold open (for the metrics). */
   readonly telemetry?: TransportTelemetry;
   /**

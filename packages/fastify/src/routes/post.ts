@@ -1,4 +1,6 @@
+import type { Connection } from '@gantry/core';
 import {
+  type AuthInfo,
   cancelledRequestIdOf,
   classifyMessage,
   ErrorCode,
@@ -20,6 +22,25 @@ import { isStatelessPost, statelessRequestProblem } from '../stateless-http';
 import { adoptTraceHeaders } from '../trace-headers';
 import { transportRateLimit } from '../transport-rate-limit';
 import type { EndpointContext } from './context';
+
+/**
+ * 429 with `Retry-After: 1` (RFC 9110 §10.2.3; RFC 6585 §4) when the requests of a POST would
+ * exceed an in-flight cap, before the engine sees them; undefined when they fit.
+ */
+function refuseOverCap(
+  context: EndpointContext,
+  reply: FastifyReply,
+  auth: AuthInfo | undefined,
+  connection: Connection | undefined,
+  requestIds: readonly RequestId[],
+): FastifyReply | undefined {
+  if (requestIds.length === 0) return undefined;
+  const problem = context.host.inflightProblem(auth, connection, requestIds.length);
+  if (problem === undefined) return undefined;
+  reply.header('retry-after', '1');
+  const id = requestIds.length === 1 ? (requestIds[0] as RequestId) : null;
+  return sendError(reply, 429, problem.code, problem.message, id, problem.data);
+}
 
 const STATELESS_REASON =
   'this server runs stateless HTTP, where each request stands alone and nothing can carry a request to the client and its answer back';
@@ -61,13 +82,10 @@ async function postStateless(
   const problem = statelessRequestProblem(request, message, (name) => context.host.findTool(name));
   if (problem)
     return sendError(reply, problem.status, problem.code, problem.message, message.id, problem.data);
-  await context.exchanges.serve(
-    message,
-    reply,
-    authOf(request),
-    context.stepUpFor(request, reply),
-    request.ip,
-  );
+  const auth = authOf(request);
+  const overCap = refuseOverCap(context, reply, auth, undefined, [message.id]);
+  if (overCap) return overCap;
+  await context.exchanges.serve(message, reply, auth, context.stepUpFor(request, reply), request.ip);
   return reply;
 }
 
@@ -120,6 +138,9 @@ async function postSession(
   if (initialize || options.mode === 'stateless') {
     const refused = refuseWhileDraining(context.host, reply);
     if (refused) return refused;
+    // No session yet: the principal's cap, before one is opened for nothing.
+    const overCap = refuseOverCap(context, reply, authOf(request), undefined, requestIds);
+    if (overCap) return overCap;
   }
   let session: HttpSession;
   if (options.mode === 'stateless') {
@@ -158,6 +179,9 @@ async function postSession(
     // Same principal (checked above), but maybe a refreshed or stepped-up token.
     const auth = authOf(request);
     if (auth && session.connection) session.connection.auth = auth;
+    // A clustered session may run elsewhere; this node counts what it runs itself.
+    const overCap = refuseOverCap(context, reply, auth, session.connection, requestIds);
+    if (overCap) return overCap;
   }
   // `request.ip`: the socket's address, or the client's with Fastify's `trustProxy` behind a proxy.
   if (session.connection) session.connection.remoteAddress = request.ip;
