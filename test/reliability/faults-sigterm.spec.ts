@@ -1,11 +1,12 @@
 // SIGTERM with calls in flight, on a server that called app.enableShutdownHooks(): each call in
 // flight gets an answer or its connection ends cleanly (never half a message, never a hang),
-// and the process ends by the signal, as a supervisor expects.
+// and the process ends by the signal, as a supervisor expects. The calls outlast the drain's
+// grace (1 s here), so what is tested is what happens to calls the grace could not save.
 import { startFixture } from './support/child-server';
 import { HttpMcp } from './support/http-session';
 import { eventually, StdioRpcClient, WsRpcClient } from './support/rpc-clients';
 
-const SHUTDOWN_HOOKS = { REL_SHUTDOWN_HOOKS: '1' };
+const SHUTDOWN_HOOKS = { REL_SHUTDOWN_HOOKS: '1', REL_SHUTDOWN_GRACE_MS: '1000' };
 const IN_FLIGHT = 3;
 const slowCall = { name: 'wait', arguments: { ms: 30_000 } };
 
