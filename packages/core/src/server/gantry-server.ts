@@ -252,14 +252,16 @@ export class GantryServer implements SessionHost {
       const refused = this.refusedStream(request.method);
       if (refused) throw refused;
     }
-    const caps = this.caps;
-    if (caps !== undefined) {
-      // Refused before the handler runs; counted per connection and per principal while it runs.
-      return this.inflight.track(
-        caps.run(connection.auth, connection, () => this.serveOn(request, inbound, connection)),
-      );
+    // Refused before the handler runs; counted per connection and per principal while it runs.
+    const release = this.caps?.enter(connection.auth, connection);
+    let outcome: Result | Promise<Result>;
+    try {
+      outcome = this.serveOn(request, inbound, connection);
+    } catch (error) {
+      release?.();
+      throw error;
     }
-    return this.inflight.track(this.serveOn(request, inbound, connection));
+    return this.inflight.track(outcome, release);
   }
 
   private serveOn(
@@ -290,21 +292,24 @@ export class GantryServer implements SessionHost {
     const refused = this.refusal === undefined ? undefined : this.refusedStream(request.method);
     if (refused) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: refused.toJSON() });
     // A stateless exchange has no session: only the principal's cap applies.
-    const caps = this.caps;
-    if (caps !== undefined) {
-      const problem = caps.problem(exchange.auth, undefined);
-      if (problem) return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: problem });
-      return caps.run(exchange.auth, undefined, () => this.serveExchange(request, exchange)) as Promise<
-        JSONRPCResponse | undefined
-      >;
+    let release: (() => void) | undefined;
+    try {
+      release = this.caps?.enter(exchange.auth, undefined);
+    } catch (error) {
+      return Promise.resolve({ jsonrpc: '2.0', id: request.id, error: (error as McpError).toJSON() });
     }
-    return this.serveExchange(request, exchange);
+    return this.serveExchange(request, exchange, release);
   }
 
-  private serveExchange(request: JSONRPCRequest, exchange: Exchange): Promise<JSONRPCResponse | undefined> {
+  /** `serveExchange` never rejects, so `release` runs once its response is known. */
+  private serveExchange(
+    request: JSONRPCRequest,
+    exchange: Exchange,
+    release: (() => void) | undefined,
+  ): Promise<JSONRPCResponse | undefined> {
     const telemetry = this.telemetry;
     if (!telemetry.active) {
-      return this.inflight.track(serveExchange(this, request, exchange)) as Promise<
+      return this.inflight.track(serveExchange(this, request, exchange), release) as Promise<
         JSONRPCResponse | undefined
       >;
     }
@@ -314,6 +319,7 @@ export class GantryServer implements SessionHost {
     }
     return this.inflight.track(
       telemetry.serveExchange(request, this.exchangeTelemetry, () => serveExchange(this, request, exchange)),
+      release,
     ) as Promise<JSONRPCResponse | undefined>;
   }
 

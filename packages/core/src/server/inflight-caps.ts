@@ -68,31 +68,17 @@ export class InflightCaps {
   }
 
   /**
-   * Runs `serve` counted against the caps, or throws the refusal (an McpError, code −32026)
-   * without running it. A plain value is not counted past its return.
+   * Counts one request of `auth` (on `session`, when it runs on one) against the caps and returns
+   * what ends the count once the request settled; throws the refusal (an McpError, code −32026)
+   * instead when it does not fit.
    */
-  run<T>(
-    auth: AuthInfo | undefined,
-    session: object | undefined,
-    serve: () => T | Promise<T>,
-  ): T | Promise<T> {
+  enter(auth: AuthInfo | undefined, session: object | undefined): () => void {
     const problem = this.problem(auth, session);
     if (problem) throw new McpError(problem.code, problem.message, problem.data);
     const principal = this.perPrincipal === undefined ? undefined : (principalOf(auth) ?? ANONYMOUS);
     const counted = this.perSession === undefined ? undefined : session;
     this.add(counted, principal, 1);
-    let outcome: T | Promise<T>;
-    try {
-      outcome = serve();
-    } catch (error) {
-      this.add(counted, principal, -1);
-      throw error;
-    }
-    if (outcome === null || typeof (outcome as Promise<T>)?.then !== 'function') {
-      this.add(counted, principal, -1);
-      return outcome;
-    }
-    return (outcome as Promise<T>).finally(() => this.add(counted, principal, -1));
+    return () => this.add(counted, principal, -1);
   }
 
   private add(session: object | undefined, principal: string | undefined, delta: number): void {

@@ -12,19 +12,23 @@ export class InflightWork {
   }
 
   /**
-   * Counts `outcome` while it runs. A plain value is returned as it is (nothing to wait for);
-   * a promise is returned as one that settles the same way once it is no longer counted.
+   * Counts `outcome` while it runs, and calls `release` (when given) once it settled: at once for
+   * a plain value (nothing to wait for), which is returned as it is; a promise is returned as one
+   * that settles the same way once it is no longer counted.
    */
-  track<T>(outcome: T | Promise<T>): T | Promise<T> {
-    if (outcome === null || typeof (outcome as Promise<T>)?.then !== 'function') return outcome;
+  track<T>(outcome: T | Promise<T>, release?: () => void): T | Promise<T> {
+    if (outcome === null || typeof (outcome as Promise<T>)?.then !== 'function') {
+      release?.();
+      return outcome;
+    }
     this.count++;
     return (outcome as Promise<T>).then(
       (value) => {
-        this.done();
+        this.done(release);
         return value;
       },
       (error: unknown) => {
-        this.done();
+        this.done(release);
         throw error;
       },
     );
@@ -43,7 +47,8 @@ export class InflightWork {
     return this.idle.promise;
   }
 
-  private done(): void {
+  private done(release: (() => void) | undefined): void {
+    release?.();
     this.count--;
     if (this.count === 0 && this.idle) {
       const { resolve } = this.idle;
