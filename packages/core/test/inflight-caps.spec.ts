@@ -3,50 +3,13 @@
 
 import { PassThrough } from 'node:stream';
 import { Client } from '@gantry/client';
-import { Args, GantryFactory, Injectable, LimitErrorCode, Module, stdio, Tool } from '@gantry/core';
+import { GantryFactory, LimitErrorCode, Module, stdio } from '@gantry/core';
 import { type AuthInfo, InMemoryTransport } from '@gantry/protocol';
 import { Test, type TestingModule } from '@gantry/testing';
+import { holdTool } from './fixtures/hold-tool';
 
 type Era = 'session' | 'stateless';
 const ERAS: Era[] = ['session', 'stateless'];
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
-
-/** A tool whose calls wait for `release(id)`; `started(id)` resolves once the handler runs. */
-function holdTool() {
-  const gates = new Map<
-    string,
-    { started: ReturnType<typeof deferred>; release: ReturnType<typeof deferred> }
-  >();
-  const gate = (id: string) => {
-    let known = gates.get(id);
-    if (!known) {
-      known = { started: deferred(), release: deferred() };
-      gates.set(id, known);
-    }
-    return known;
-  };
-  @Injectable()
-  class Hold {
-    @Tool({ input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
-    async hold(@Args() args: { id: string }) {
-      gate(args.id).started.resolve();
-      await gate(args.id).release.promise;
-      return args.id;
-    }
-  }
-  return {
-    Hold,
-    started: (id: string) => gate(id).started.promise,
-    release: (id: string) => gate(id).release.resolve(),
-  };
-}
 
 async function clientAs(module: TestingModule, era: Era, auth?: AuthInfo): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

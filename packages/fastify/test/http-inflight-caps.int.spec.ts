@@ -1,42 +1,14 @@
 // In-flight caps over HTTP on a real loopback listener: a POST whose request would exceed
 // `limits.maxInflightPerSession` or `maxInflightPerPrincipal` answers 429 with `Retry-After: 1`
 // and a JSON-RPC error body (−32026) before the engine sees it, in both eras.
-import { Args, GantryFactory, Injectable, Module, Tool } from '@gantry/core';
+import { GantryFactory, Module } from '@gantry/core';
+import { holdTool } from '../../core/test/fixtures/hold-tool';
 import { headersFor, listenOn, rpc } from './stateless-support';
 import { ACCEPT_BOTH, INITIALIZE } from './support';
 
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+const hold = holdTool();
 
-const gates = new Map<
-  string,
-  { started: ReturnType<typeof deferred>; release: ReturnType<typeof deferred> }
->();
-function gate(id: string) {
-  let known = gates.get(id);
-  if (!known) {
-    known = { started: deferred(), release: deferred() };
-    gates.set(id, known);
-  }
-  return known;
-}
-
-@Injectable()
-class Hold {
-  @Tool({ input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
-  async hold(@Args() args: { id: string }) {
-    gate(args.id).started.resolve();
-    await gate(args.id).release.promise;
-    return args.id;
-  }
-}
-
-@Module({ providers: [Hold] })
+@Module({ providers: [hold.Hold] })
 class HoldModule {}
 
 const app = (limits: object) =>
@@ -89,21 +61,21 @@ it('answers 429 + Retry-After in the session era: per session, and per principal
     const two = await openSession(http.url);
     const three = await openSession(http.url);
     const a = one(call(2, 's-a'));
-    await gate('s-a').started.promise;
+    await hold.started('s-a');
     await expectRefused(await one(call(3, 's-refused')), 3, 'session', 1);
     // A second session has its own session bucket, but shares the (anonymous) principal's.
     const b = two(call(2, 's-b'));
-    await gate('s-b').started.promise;
+    await hold.started('s-b');
     await expectRefused(await three(call(2, 's-refused')), 2, 'principal', 2);
-    gate('s-a').release.resolve();
+    hold.release('s-a');
     expect(await (await a).text()).toContain('s-a');
     const c = one(call(4, 's-c'));
-    await gate('s-c').started.promise;
-    gate('s-b').release.resolve();
-    gate('s-c').release.resolve();
+    await hold.started('s-c');
+    hold.release('s-b');
+    hold.release('s-c');
     expect(await (await b).text()).toContain('s-b');
     expect(await (await c).text()).toContain('s-c');
-    expect(gates.has('s-refused')).toBe(false);
+    expect(hold.ran('s-refused')).toBe(false);
   } finally {
     await http.fastify.close();
     await server.close();
@@ -116,18 +88,18 @@ it('answers 429 + Retry-After to a stateless-era (2026-07-28) request over the p
   try {
     const first = rpc(1, 'tools/call', { name: 'hold', arguments: { id: 'x-a' } });
     const a = http.post(first, headersFor(first));
-    await gate('x-a').started.promise;
+    await hold.started('x-a');
     const refused = rpc(2, 'tools/call', { name: 'hold', arguments: { id: 'x-refused' } });
     await expectRefused(await http.post(refused, headersFor(refused)), 2, 'principal', 1);
-    gate('x-a').release.resolve();
+    hold.release('x-a');
     expect((await a).status).toBe(200);
     const next = rpc(3, 'tools/call', { name: 'hold', arguments: { id: 'x-b' } });
     const b = http.post(next, headersFor(next));
-    await gate('x-b').started.promise;
-    gate('x-b').release.resolve();
+    await hold.started('x-b');
+    hold.release('x-b');
     const answered = (await (await b).json()) as { result: { content: { text: string }[] } };
     expect(answered.result.content[0]?.text).toBe('x-b');
-    expect(gates.has('x-refused')).toBe(false);
+    expect(hold.ran('x-refused')).toBe(false);
   } finally {
     await http.fastify.close();
     await server.close();

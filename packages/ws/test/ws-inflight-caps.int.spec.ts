@@ -1,41 +1,13 @@
 // In-flight caps over a real WebSocket in both eras: the cap+1-th concurrent call of a
 // connection is refused with −32026 before its handler runs; once one ends, a new one runs.
 import { Client, WebSocketClientTransport } from '@gantry/client';
-import { Args, GantryFactory, Injectable, Module, Tool } from '@gantry/core';
+import { GantryFactory, Module } from '@gantry/core';
+import { holdTool } from '../../core/test/fixtures/hold-tool';
 import { websocket } from '../src';
 
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+const hold = holdTool();
 
-const gates = new Map<
-  string,
-  { started: ReturnType<typeof deferred>; release: ReturnType<typeof deferred> }
->();
-function gate(id: string) {
-  let known = gates.get(id);
-  if (!known) {
-    known = { started: deferred(), release: deferred() };
-    gates.set(id, known);
-  }
-  return known;
-}
-
-@Injectable()
-class Hold {
-  @Tool({ input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
-  async hold(@Args() args: { id: string }) {
-    gate(args.id).started.resolve();
-    await gate(args.id).release.promise;
-    return args.id;
-  }
-}
-
-@Module({ providers: [Hold] })
+@Module({ providers: [hold.Hold] })
 class HoldModule {}
 
 describe.each(['session', 'stateless'] as const)('WebSocket in-flight caps (%s era)', (era) => {
@@ -57,18 +29,18 @@ describe.each(['session', 'stateless'] as const)('WebSocket in-flight caps (%s e
         },
       );
       const a = client.callTool('hold', { id: `${era}-a` });
-      await gate(`${era}-a`).started.promise;
+      await hold.started(`${era}-a`);
       await expect(client.callTool('hold', { id: `${era}-refused` })).rejects.toMatchObject({
         code: -32026,
         data: { cap: 'session', limit: 1 },
       });
-      gate(`${era}-a`).release.resolve();
+      hold.release(`${era}-a`);
       await a;
       const b = client.callTool('hold', { id: `${era}-b` });
-      await gate(`${era}-b`).started.promise;
-      gate(`${era}-b`).release.resolve();
+      await hold.started(`${era}-b`);
+      hold.release(`${era}-b`);
       expect(await b).toMatchObject({ content: [{ text: `${era}-b` }] });
-      expect(gates.has(`${era}-refused`)).toBe(false);
+      expect(hold.ran(`${era}-refused`)).toBe(false);
     } finally {
       await client.close();
       await app.close();
