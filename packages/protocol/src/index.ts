@@ -79,6 +79,18 @@ export {
   type SubscriptionFilter,
   unsupportedStatelessVersion,
 } from './stateless';
+export {
+  type DetailedTask,
+  type ExtensionTask,
+  isTerminalStatus,
+  MODEL_IMMEDIATE_RESPONSE_META,
+  RELATED_TASK_META,
+  type SessionTask,
+  TASKS_EXTENSION_ID,
+  TaskMethod,
+  type TaskStatus,
+  type TaskSupport,
+} from './tasks';
 export type { SendOptions, Transport, TransportSink, WireMessage } from './transport';
 export * from './types';
 export {
