@@ -157,6 +157,8 @@ export { type ListedSkillResource, SkillsCatalog, type SkillsReload } from './sk
 export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
+export { applyChange, MemoryTaskStore } from './tasks/memory-task-store';
+export type { StoredTask, TaskChange, TaskError, TaskPage, TaskStore } from './tasks/task-store';
 export { withTraceContext } from './telemetry/propagation';
 export { TELEMETRY_SCOPE } from './telemetry/telemetry';
 export type { TelemetryOptions } from './telemetry/telemetry-options';

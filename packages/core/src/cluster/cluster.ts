@@ -6,6 +6,7 @@ import type {
   RequestId,
 } from '@gantry/protocol';
 import type { RateLimitBackend, RateLimitBackendOptions } from '../limits/limit-types';
+import type { TaskStore } from '../tasks/task-store';
 
 /**
  * What a session-era session is, kept where every node of a deployment can read it: enough to
@@ -154,6 +155,11 @@ export interface ClusterLink {
    * limits count per node in memory.
    */
   rateLimiter?(options: RateLimitBackendOptions): RateLimitBackend;
+  /**
+   * A task store every node shares (`@gantry/redis`): a task created on one node is read,
+   * answered and cancelled on any other. Without it, tasks live in the node's memory.
+   */
+  readonly tasks?: TaskStore;
   /** Stops receiving and closes what the link opened. */
   close(): Promise<void>;
 }
