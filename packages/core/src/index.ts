@@ -158,6 +158,7 @@ export type { CacheDefaults, CacheHint } from './stateless/cache-hint';
 export { InputRequiredSignal } from './stateless/input-round';
 export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
 export { applyChange, MemoryTaskStore } from './tasks/memory-task-store';
+export type { TasksOptions } from './tasks/task-options';
 export type { StoredTask, TaskChange, TaskError, TaskPage, TaskStore } from './tasks/task-store';
 export { withTraceContext } from './telemetry/propagation';
 export { TELEMETRY_SCOPE } from './telemetry/telemetry';

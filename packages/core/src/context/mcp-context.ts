@@ -68,6 +68,11 @@ export class McpContext {
     return this.inbound.id;
   }
 
+  /** The task this call runs in (`@Tool({ task })`), or undefined for an ordinary call. */
+  get taskId(): string | undefined {
+    return (this.inbound as { taskId?: string }).taskId;
+  }
+
   /** The method being handled, e.g. `tools/call`. */
   get method(): string {
     return this.inbound.method;

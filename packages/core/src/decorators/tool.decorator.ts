@@ -47,6 +47,13 @@ export interface ToolOptions {
    * `io.modelcontextprotocol/ui` extension.
    */
   ui?: ToolUiOptions;
+  /**
+   * Runs the tool as a task that outlives the request (MCP 2025-11-25 tasks; the 2026-07-28
+   * extension `io.modelcontextprotocol/tasks`). `'optional'`: a task when the client asks for
+   * one (2025-11-25) or supports them (2026-07-28); `'required'`: only as a task. Default: never.
+   * Inside a task `ctx` works as ever: `ctx.elicit()` parks the task in `input_required`.
+   */
+  task?: 'optional' | 'required';
 }
 
 /** What `@Tool` records for one method. */
@@ -66,6 +73,7 @@ const TOOL_KEYS = new Set([
   '_meta',
   'cache',
   'ui',
+  'task',
 ]);
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
@@ -134,6 +142,11 @@ function checkOptions(where: string, options: ToolOptions): void {
   const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
   if (cacheProblem) throw decoratorError(`@Tool() on ${where}: 'cache' ${cacheProblem}`);
   checkToolUi(where, options.ui, options._meta, options.output !== undefined);
+  if (options.task !== undefined && options.task !== 'optional' && options.task !== 'required') {
+    throw decoratorError(
+      `@Tool() on ${where}: 'task' must be 'optional' or 'required', got ${JSON.stringify(options.task)}`,
+    );
+  }
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ToolDefinition {
   readonly handler: CompiledHandler<CallToolResult>;
   /** Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked at bootstrap. */
   readonly headers?: readonly HeaderParam[];
+  /** Whether the tool runs as a task (`@Tool({ task })`); undefined: never. */
+  readonly task?: 'optional' | 'required';
   /** The MCP Apps view of the tool (`@Tool({ ui })`). */
   readonly ui?: Readonly<ToolUiOptions>;
 }

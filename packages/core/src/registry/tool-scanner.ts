@@ -174,6 +174,7 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
   if (output) wire.outputSchema = deepFreeze(output.schema);
   if (options.annotations !== undefined) wire.annotations = { ...options.annotations };
   if (options.icons !== undefined) wire.icons = structuredClone(options.icons);
+  if (options.task !== undefined) wire.execution = { taskSupport: options.task };
   if (options.ui !== undefined) wire._meta = toolUiMeta(options.ui, options._meta);
   else if (options._meta !== undefined) wire._meta = structuredClone(options._meta);
 
@@ -212,5 +213,6 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
     cache: options.cache,
     headers: headers.length > 0 ? Object.freeze(headers) : undefined,
     ui: options.ui === undefined ? undefined : Object.freeze({ ...options.ui }),
+    task: options.task,
   });
 }

@@ -15,6 +15,7 @@ import {
   type Result,
   type ServerCapabilities,
   StatelessMethod,
+  TASKS_EXTENSION_ID,
   type Transport,
 } from '@gantry/protocol';
 import { UI_EXTENSION_ID } from '../apps/ui-constants';
@@ -29,6 +30,8 @@ import type { Registry } from '../registry/registry';
 import { cacheHintProblem } from '../stateless/cache-hint';
 import { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import { coversUri, SubscriptionHub } from '../stateless/subscriptions';
+import { extensionTaskMethods, sessionTaskMethods } from '../tasks/task-methods';
+import { TaskService } from '../tasks/task-service';
 import { type ConnectionTelemetry, connectionTelemetry, ServerTelemetry } from '../telemetry/telemetry';
 import type { ConnectOptions, Exchange, TransportInfo } from '../transports/connection-host';
 import { completionCompleteHandler } from './completion-handler';
@@ -82,6 +85,8 @@ export class GantryServer implements SessionHost {
   readonly drainTimes: DrainTimes;
   /** OpenTelemetry spans and metrics of every request (no-ops without an SDK). */
   readonly telemetry: ServerTelemetry;
+  /** Tools that run as tasks (`@Tool({ task })`); undefined when none does. */
+  readonly tasks: TaskService | undefined;
   /** The last exchange transport seen and its telemetry: transports pass one object for all. */
   private exchangeTransport?: TransportInfo;
   private exchangeTelemetry: ConnectionTelemetry = connectionTelemetry(undefined);
@@ -110,6 +115,18 @@ export class GantryServer implements SessionHost {
     const hasPrompts = registry.prompts.size > 0 || declare.prompts === true;
 
     const capabilities: ServerCapabilities = {};
+    const hasTaskTools = registry.tools.definitions().some((tool) => tool.task !== undefined);
+    this.tasks =
+      hasTaskTools || options.tasks !== undefined
+        ? new TaskService({
+            options: options.tasks,
+            clusterStore: options.cluster?.tasks,
+            nodeId: options.cluster?.nodeId,
+            logger,
+            inflight: this.inflight,
+          })
+        : undefined;
+    let extensionTaskTable: [string, MethodHandler][] | undefined;
     // The methods of both eras; the stateless dispatcher wraps the ones it serves.
     const shared = new Map<string, MethodHandler>();
     const add = (entries: [string, MethodHandler][]) => {
@@ -117,7 +134,7 @@ export class GantryServer implements SessionHost {
     };
     if (hasTools) {
       capabilities.tools = { listChanged: true };
-      add(toolHandlers(registry, pageSize, logger));
+      add(toolHandlers(registry, pageSize, logger, this.tasks));
     }
     if (hasResources) {
       capabilities.resources = { subscribe: true, listChanged: true };
@@ -134,6 +151,13 @@ export class GantryServer implements SessionHost {
     }
     const extensionMethods = addExtensions(extensions, capabilities, shared);
     const methods = new Map<string, SessionMethod>(shared);
+    if (this.tasks) {
+      // MCP 2025-11-25 Tasks § Capabilities; and the 2026-07-28 extension in server/discover.
+      capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+      capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} };
+      for (const [method, handler] of sessionTaskMethods(this.tasks, pageSize)) methods.set(method, handler);
+      extensionTaskTable = extensionTaskMethods(this.tasks);
+    }
     for (const [method, handler] of sessionMethods(registry, hasResources)) methods.set(method, handler);
     this.methods = methods;
     this.capabilities = capabilities;
@@ -154,6 +178,7 @@ export class GantryServer implements SessionHost {
       registry,
       methods: shared,
       extensionMethods,
+      taskMethods: extensionTaskTable,
       capabilities,
       serverInfo: info,
       instructions: options.instructions,
@@ -417,6 +442,7 @@ export class GantryServer implements SessionHost {
   /** Closes every session. */
   async close(): Promise<void> {
     await this.endSubscriptions();
+    await this.tasks?.close();
     await Promise.all([...this.sessions].map((session) => session.close()));
   }
 

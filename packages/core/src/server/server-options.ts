@@ -3,6 +3,7 @@ import type { ClusterLink } from '../cluster/cluster';
 import type { LimitsOptions } from '../limits/limit-types';
 import type { Logger } from '../logger';
 import type { CacheDefaults } from '../stateless/cache-hint';
+import type { TasksOptions } from '../tasks/task-options';
 import type { TelemetryOptions } from '../telemetry/telemetry-options';
 
 /** Options of the stateless era (MCP 2026-07-28). */
@@ -94,6 +95,12 @@ export interface GantryServerOptions {
    * options add detailed spans or name other providers.
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Tasks (`@Tool({ task })`): where they are stored (memory; the cluster's store with
+   * `@gantry/redis`), their ttl, poll interval, lease and limits. Giving it turns tasks on even
+   * before any task tool is registered.
+   */
+  tasks?: TasksOptions;
   /**
    * Defaults for every tool: `timeoutMs` (none by default), one global `rateLimit`, and what a
    * failing rate-limit store means (`onBackendError`, default `allow`). With a `cluster`,

@@ -236,6 +236,14 @@ export class ServerSession implements ContextSession {
     return this.streams?.closeStreamOf(requestId) ?? false;
   }
 
+  /**
+   * True when the transport sends each message on the stream of the request it relates to
+   * (Streamable HTTP), so a message for a request that ended needs another request to carry it.
+   */
+  get routesByRequest(): boolean {
+    return this.streams !== undefined;
+  }
+
   /** True once `initialize` was answered. */
   get isInitialized(): boolean {
     return this.state === 'ready';

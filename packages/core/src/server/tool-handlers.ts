@@ -4,6 +4,7 @@ import { acceptsUiMimeType, UI_EXTENSION_ID, type UiClientCapability } from '../
 import { McpContext } from '../context/mcp-context';
 import type { Logger } from '../logger';
 import type { Registry } from '../registry/registry';
+import type { TaskService } from '../tasks/task-service';
 import type { MethodHandler } from './method-table';
 import { pageResult } from './page-result';
 
@@ -12,6 +13,7 @@ export function toolHandlers(
   registry: Registry,
   pageSize: number,
   logger: Logger,
+  tasks?: TaskService,
 ): [string, MethodHandler][] {
   const tools = registry.tools;
   const list: MethodHandler = (params, inbound, session) =>
@@ -31,6 +33,10 @@ export function toolHandlers(
     const tool = tools.get(name);
     // 2025-11-25 tools: an unknown tool is a protocol error, −32602.
     if (!tool) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
+    if (tasks && (tool.task !== undefined || params?.task !== undefined)) {
+      const started = tasks.call(tool, params, args as Record<string, unknown> | undefined, inbound, session);
+      if (started) return started;
+    }
     const fallback = tool.ui?.fallback;
     if (!fallback) return tool.handler.run(args, inbound, session);
     // MCP Apps 2026-01-26: a client that cannot show the view reads `content`; it gets the

@@ -38,6 +38,8 @@ export interface StatelessDispatcherOptions {
   readonly methods: MethodTable;
   /** The methods extensions add (in `methods`), served as they are. */
   readonly extensionMethods?: readonly string[];
+  /** The tasks extension's methods (`tasks/get`, `tasks/update`, `tasks/cancel`), when tools run as tasks. */
+  readonly taskMethods?: readonly [string, MethodHandler][];
   readonly capabilities: ServerCapabilities;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
@@ -93,6 +95,7 @@ export class StatelessDispatcher {
     m.set(StatelessMethod.SubscriptionsListen, (params, inbound, call) =>
       hub.listen(params, inbound, call.connection),
     );
+    for (const [method, handler] of options.taskMethods ?? []) m.set(method, handler);
     for (const method of options.extensionMethods ?? []) {
       const base = shared.get(method);
       if (base) m.set(method, (params, inbound, call) => withMissingCapability(base, params, inbound, call));
@@ -150,9 +153,11 @@ export class StatelessDispatcher {
   }
 
   private discover(): Result {
+    // The 2025-11-25 `tasks` capability MUST NOT be advertised in 2026-07-28 (SEP-2663 § Compatibility).
+    const { tasks: _, ...capabilities } = this.options.capabilities;
     const result: Result = {
       supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
-      capabilities: this.options.capabilities,
+      capabilities,
       ttlMs: this.hints.discover.ttlMs,
       cacheScope: this.hints.discover.scope,
     };

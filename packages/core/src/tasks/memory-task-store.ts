@@ -84,7 +84,8 @@ export class MemoryTaskStore implements TaskStore {
   list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage | undefined> {
     const mine: StoredTask[] = [];
     for (const task of this.tasks.values()) if (task.owner === owner && !this.expired(task)) mine.push(task);
-    mine.sort((a, b) => a.createdAt - b.createdAt || (a.taskId < b.taskId ? -1 : 1));
+    // Stable: tasks created in the same millisecond keep their creation order.
+    mine.sort((a, b) => a.createdAt - b.createdAt);
     let start = 0;
     if (cursor !== undefined) {
       start = mine.findIndex((task) => task.taskId === cursor) + 1;
