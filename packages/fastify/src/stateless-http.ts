@@ -8,6 +8,7 @@ import {
   type JSONRPCRequest,
   MetaKey,
   Method,
+  TaskMethod,
 } from '@gantry/protocol';
 import type { FastifyRequest } from 'fastify';
 import { header } from './request-headers';
@@ -103,6 +104,11 @@ function nameOf(request: JSONRPCRequest): { field: string; value: unknown } | un
       return { field: 'params.name', value: request.params?.name };
     case Method.ResourcesRead:
       return { field: 'params.uri', value: request.params?.uri };
+    // The tasks extension routes by task (MCP 2026-07-28 tasks extension § Streamable HTTP).
+    case TaskMethod.Get:
+    case TaskMethod.Update:
+    case TaskMethod.Cancel:
+      return { field: 'params.taskId', value: request.params?.taskId };
     default:
       return undefined;
   }
