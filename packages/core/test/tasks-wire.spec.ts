@@ -333,3 +333,40 @@ describe('2026-07-28 tasks extension', () => {
     app = undefined;
   });
 });
+
+describe('2026-07-28 notifications/tasks on a listen stream', () => {
+  it('acknowledges the caller’s task ids and pushes each change of those tasks', async () => {
+    const wire = await connect();
+    const { taskId } = (
+      await statelessCall(wire, 'tools/call', { name: 'slow_sum', arguments: { a: 4, b: 4 } })
+    ).result;
+    const listenId = nextId++;
+    wire.send({
+      jsonrpc: '2.0',
+      id: listenId,
+      method: 'subscriptions/listen',
+      params: { notifications: { taskIds: [taskId, 'not-a-task'] }, _meta: meta() },
+    });
+    const ack = await wire.nextMatching((m) => m.method === 'notifications/subscriptions/acknowledged');
+    expect(ack.params.notifications.taskIds).toEqual([taskId]);
+    gates.open('sum-4-4');
+    const pushed = await wire.nextMatching(
+      (m) => m.method === 'notifications/tasks' && m.params.status === 'completed',
+    );
+    expect(pushed.params).toMatchObject({ taskId, result: { content: [{ type: 'text', text: '8' }] } });
+    expect(pushed.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(listenId);
+    // No progress or log messages on the stream: the extension forbids them there.
+    expect(
+      wire.seen.some((m) => m.method === 'notifications/progress' || m.method === 'notifications/message'),
+    ).toBe(false);
+  });
+
+  it('refuses task ids from a request that did not declare the extension (−32021)', async () => {
+    const wire = await connect();
+    const refused = await call(wire, 'subscriptions/listen', {
+      notifications: { taskIds: ['x'] },
+      _meta: meta(false),
+    });
+    expect(refused.error.code).toBe(-32021);
+  });
+});

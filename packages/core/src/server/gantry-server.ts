@@ -173,7 +173,7 @@ export class GantryServer implements SessionHost {
       const problem = hint === undefined ? undefined : cacheHintProblem(hint);
       if (problem) throw new TypeError(`The cache option '${kind}' ${problem}`);
     }
-    this.hub = new SubscriptionHub(capabilities, this.telemetry);
+    this.hub = new SubscriptionHub(capabilities, this.telemetry, this.tasks);
     this.stateless = new StatelessDispatcher({
       registry,
       methods: shared,

@@ -93,7 +93,7 @@ export class StatelessDispatcher {
     const complete = shared.get(Method.CompletionComplete);
     if (complete) m.set(Method.CompletionComplete, complete);
     m.set(StatelessMethod.SubscriptionsListen, (params, inbound, call) =>
-      hub.listen(params, inbound, call.connection),
+      hub.listen(params, inbound, call.connection, call),
     );
     for (const [method, handler] of options.taskMethods ?? []) m.set(method, handler);
     for (const method of options.extensionMethods ?? []) {

@@ -3,12 +3,30 @@ import {
   InvalidParamsError,
   MetaKey,
   Method,
+  MissingRequiredClientCapabilityError,
   type RequestId,
   type Result,
   type ServerCapabilities,
   StatelessMethod,
   type SubscriptionFilter,
 } from '@gantry/protocol';
+import type { ContextSession } from '../context/context-session';
+
+/** The tasks extension's notification on a listen stream (MCP 2026-07-28 tasks extension). */
+const TASK_NOTIFICATION = 'notifications/tasks';
+
+/**
+ * Where a listen stream's `taskIds` are followed (the tasks extension of MCP 2026-07-28,
+ * `notifications/tasks`): resolves the ids `call` may see, and calls `send` with the params of
+ * each notification until `stop()`.
+ */
+export interface TaskFollower {
+  follow(
+    taskIds: readonly string[],
+    call: ContextSession,
+    send: (params: Record<string, unknown>) => void,
+  ): Promise<{ readonly accepted: string[]; stop(): void }>;
+}
 
 /** One open `subscriptions/listen` stream. */
 interface Listener {
@@ -19,6 +37,8 @@ interface Listener {
   readonly inbound: InboundRequest;
   readonly end: () => void;
 }
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** True when `uri` is `subscribed` or below it (2025-11-25: sub-resources notify their parent's subscribers). */
 export function coversUri(subscribed: string, uri: string): boolean {
@@ -44,6 +64,8 @@ export class SubscriptionHub {
     private readonly capabilities: ServerCapabilities,
     /** Told when a stream opens and ends (`gantry.server.streams.active`, kind `listen`). */
     private readonly streams?: { streamOpened(kind: 'listen'): void; streamClosed(kind: 'listen'): void },
+    /** Follows the tasks a stream names in `notifications.taskIds`; undefined: no task runs here. */
+    private readonly tasks?: TaskFollower,
   ) {}
 
   get size(): number {
@@ -51,10 +73,11 @@ export class SubscriptionHub {
   }
 
   /** Serves one `subscriptions/listen` request; resolves when the stream ends. */
-  listen(
+  async listen(
     params: Record<string, unknown> | undefined,
     inbound: InboundRequest,
     connection: object,
+    call?: ContextSession,
   ): Promise<Result> {
     const requested = params?.notifications;
     if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
@@ -82,6 +105,34 @@ export class SubscriptionHub {
     if (wanted.resourcesListChanged === true && caps.resources?.listChanged)
       honoured.resourcesListChanged = true;
     if (Array.isArray(uris) && caps.resources?.subscribe) honoured.resourceSubscriptions = [...uris];
+    const taskIds = wanted.taskIds;
+    let following: { readonly accepted: string[]; stop(): void } | undefined;
+    // A server without tasks honours no task ids (the acknowledgement leaves them out).
+    if (taskIds !== undefined && this.tasks) {
+      if (!Array.isArray(taskIds) || !taskIds.every((t) => typeof t === 'string')) {
+        throw new InvalidParamsError(
+          'Invalid params: notifications.taskIds must be an array of task id strings',
+        );
+      }
+      // The tasks extension: asking for task notifications without declaring it is −32021.
+      if (call && call.clientCapabilities.extensions?.[TASKS_EXTENSION] === undefined) {
+        throw new MissingRequiredClientCapabilityError(
+          `Missing required client capability: notifications.taskIds needs the ${TASKS_EXTENSION} extension in this request's client capabilities`,
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        );
+      }
+      if (call && taskIds.length > 0) {
+        const meta = { [MetaKey.SubscriptionId]: inbound.id };
+        following = await this.tasks.follow(taskIds as string[], call, (task) => {
+          inbound
+            .notify({ method: TASK_NOTIFICATION, params: { ...task, _meta: meta } })
+            .catch(() => undefined);
+        });
+        honoured.taskIds = following.accepted;
+      } else {
+        honoured.taskIds = [];
+      }
+    }
 
     const id = inbound.id;
     const meta = { [MetaKey.SubscriptionId]: id };
@@ -95,6 +146,7 @@ export class SubscriptionHub {
         end: () => {
           if (done) return;
           done = true;
+          following?.stop();
           this.listeners.delete(listener);
           this.streams?.streamClosed('listen');
           resolve({ resultType: 'complete', _meta: meta } as Result);

@@ -28,7 +28,7 @@ import { MemoryTaskStore } from './memory-task-store';
 import { resolveTaskSettings, type TaskSettings, type TasksOptions } from './task-options';
 import { TaskRun, type TaskRunHost, taskSession } from './task-run';
 import type { StoredTask, TaskChange, TaskError, TaskStore } from './task-store';
-import { extensionTask, sessionTask } from './task-wire';
+import { detailedTask, extensionTask, sessionTask } from './task-wire';
 
 /** A `tasks/result` request waiting on a connection: the task's requests to the client go through it. */
 interface ResultWaiter {
@@ -264,6 +264,35 @@ export class TaskService implements TaskRunHost {
       if (remaining.length > 0) this.resultWaiters.set(task.taskId, remaining);
       else this.resultWaiters.delete(task.taskId);
     }
+  }
+
+  /**
+   * `subscriptions/listen` with `notifications.taskIds` (the 2026-07-28 tasks extension): each id
+   * `call` may see is followed, and every change of it is sent as `notifications/tasks` params.
+   */
+  async follow(
+    taskIds: readonly string[],
+    call: ContextSession,
+    send: (params: Record<string, unknown>) => void,
+  ): Promise<{ readonly accepted: string[]; stop(): void }> {
+    const accepted: string[] = [];
+    const stops: (() => void)[] = [];
+    for (const taskId of new Set(taskIds)) {
+      const task = await this.read(taskId, call);
+      if (!task) continue;
+      accepted.push(taskId);
+      stops.push(
+        this.store.watch(taskId, (changed) => {
+          if (changed) send({ ...detailedTask(changed) });
+        }),
+      );
+    }
+    return {
+      accepted,
+      stop: () => {
+        for (const stop of stops) stop();
+      },
+    };
   }
 
   /** What `tasks/result` answers for a terminal task: the call's own result or error. */
