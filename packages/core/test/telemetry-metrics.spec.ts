@@ -3,6 +3,8 @@ import { McpError } from '@gantry/protocol';
 import { Test, type TestingModule } from '@gantry/testing';
 import { metrics } from '@opentelemetry/api';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { createTaskApp, Gates } from './fixtures/task-app';
+import { openWire } from './support/wire';
 
 /** Reads on demand (`collect()`), as a Prometheus scrape would. */
 class ReadOnDemand extends MetricReader {
@@ -121,5 +123,33 @@ describe('OpenTelemetry metrics', () => {
     expect(await points(reader, 'mcp.server.operation.duration')).toEqual([]);
     expect(await points(reader, 'mcp.server.session.duration')).toEqual([]);
     expect(await points(reader, 'gantry.server.sessions.active')).toEqual([]);
+  });
+});
+
+describe('gantry.server.tasks.active', () => {
+  it('counts the tasks whose handler runs on this node', async () => {
+    const reader = new ReadOnDemand();
+    const gates = new Gates();
+    const app = await createTaskApp(
+      { telemetry: { meterProvider: new MeterProvider({ readers: [reader] }) }, shutdownGraceMs: 0 },
+      gates,
+    );
+    const wire = await openWire(app);
+    try {
+      await wire.initialize({ protocolVersion: '2025-11-25' });
+      wire.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_forever', task: {} } });
+      const { taskId } = (await wire.nextMatching((m) => m.id === 1)).result.task;
+      expect((await points(reader, 'gantry.server.tasks.active')).map((p) => p.value)).toEqual([1]);
+      wire.send({ jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { taskId } });
+      await wire.nextMatching((m) => m.id === 2);
+      // The handler ends once its signal aborted; tasks/result waits for the stored outcome.
+      wire.send({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } });
+      await wire.nextMatching((m) => m.id === 3);
+      await app.server.inflight.settled();
+      expect((await points(reader, 'gantry.server.tasks.active')).map((p) => p.value)).toEqual([0]);
+    } finally {
+      await wire.close();
+      await app.close();
+    }
   });
 });

@@ -174,6 +174,8 @@ export class GantryServer implements SessionHost {
       if (problem) throw new TypeError(`The cache option '${kind}' ${problem}`);
     }
     this.hub = new SubscriptionHub(capabilities, this.telemetry, this.tasks);
+    const tasks = this.tasks;
+    if (tasks) this.telemetry.observeTasks(() => tasks.running);
     this.stateless = new StatelessDispatcher({
       registry,
       methods: shared,

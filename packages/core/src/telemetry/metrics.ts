@@ -41,6 +41,9 @@ export class ServerMetrics {
     listen: Object.freeze({ kind: 'listen' }),
   };
 
+  /** How many tasks run on this node (`gantry.server.tasks.active`), when tasks are on. */
+  runningTasks?: () => number;
+
   constructor(private readonly explicit?: MeterProvider) {}
 
   /** True when measurements go somewhere (an SDK's provider, not the API's no-op). */
@@ -108,5 +111,11 @@ export class ServerMetrics {
       .addCallback((result: ObservableResult) => {
         for (const kind of STREAM_KINDS) result.observe(this.streams[kind], this.streamAttributes[kind]);
       });
+    meter
+      .createObservableUpDownCounter('gantry.server.tasks.active', {
+        description: 'Tasks whose handler runs on this node (working or input_required)',
+        unit: '{task}',
+      })
+      .addCallback((result: ObservableResult) => result.observe(this.runningTasks?.() ?? 0));
   }
 }

@@ -210,6 +210,11 @@ export class ServerTelemetry {
     this.metrics.sessionClosed(seconds, attributes);
   }
 
+  /** Reports the tasks running on this node as `gantry.server.tasks.active`. */
+  observeTasks(running: () => number): void {
+    this.metrics.runningTasks = running;
+  }
+
   streamOpened(kind: StreamKind): void {
     this.metrics.streamOpened(kind);
   }
