@@ -13,7 +13,14 @@ export class MemoryTaskStore implements TaskStore {
   private readonly watchers = new Map<string, Set<(task: StoredTask | undefined) => void>>();
   private sweeper?: NodeJS.Timeout;
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  /**
+   * @param maxTasks Most tasks kept at once (default 10,000): when full, the oldest finished
+   *   task makes room; with none finished, `create` resolves false.
+   */
+  constructor(
+    private readonly maxTasks = 10_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** Number of tasks kept (expired ones included until swept). */
   get size(): number {
@@ -27,6 +34,7 @@ export class MemoryTaskStore implements TaskStore {
         active++;
     }
     if (active >= limits.maxActivePerOwner) return Promise.resolve(false);
+    if (this.tasks.size >= this.maxTasks && !this.makeRoom()) return Promise.resolve(false);
     this.tasks.set(task.taskId, task);
     this.sweeper ??= setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
     return Promise.resolve(true);
@@ -138,6 +146,20 @@ export class MemoryTaskStore implements TaskStore {
     this.tasks.delete(taskId);
     const set = this.watchers.get(taskId);
     if (set) for (const listener of [...set]) listener(undefined);
+  }
+
+  /** Drops expired tasks, else the oldest finished one; false when every task still runs. */
+  private makeRoom(): boolean {
+    this.sweep();
+    if (this.tasks.size < this.maxTasks) return true;
+    // Map order is creation order: the first finished task is the oldest.
+    for (const task of this.tasks.values()) {
+      if (isTerminalStatus(task.status)) {
+        this.drop(task.taskId);
+        return true;
+      }
+    }
+    return false;
   }
 
   private sweep(): void {
