@@ -382,7 +382,7 @@ export class TaskService implements TaskRunHost {
     if (!(await this.store.create(task, { maxActivePerOwner: maxActivePerPrincipal }))) {
       throw new McpError(
         LimitErrorCode.TooManyInflight,
-        `Too many tasks: this caller already has ${maxActivePerPrincipal} unfinished tasks (tasks.maxActivePerPrincipal); wait for one to finish or cancel one`,
+        `Too many tasks: this caller already has ${maxActivePerPrincipal} unfinished tasks (tasks.maxActivePerPrincipal), or the task store is full of unfinished tasks; wait for one to finish or cancel one`,
         { limit: maxActivePerPrincipal },
       );
     }
