@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { type ClusterSchedule, measureCluster } from './cluster-driver';
-import { missingInfra } from './cluster-infra';
+import { missingInfra, startRedis } from './cluster-infra';
 import { type ClusterReport, computeClusterRatios, renderClusterReport } from './cluster-report';
 import { pinnableCpu } from './cpu-affinity';
 import { measureColdStarts, measurePipelined, measureSequential, rotate, type ServerSpec } from './driver';
@@ -54,6 +54,7 @@ import {
 import type { MeasuredServer, Metric } from './report-tables';
 import type { Era } from './server-process';
 import { median } from './stats';
+import { renderTasksReport, runTasks, type TasksResults } from './tasks-bench';
 import { measureWsThroughput, type WsMode, type WsServerSpec } from './ws-driver';
 import {
   computeWsRatios,
@@ -174,7 +175,7 @@ const CLUSTER_QUICK: ClusterSchedule = {
   warmupSessions: 20,
 };
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws | --only-cluster | --only-otel] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --only-http | --only-ws | --only-cluster | --only-otel | --only-tasks] [--era session|stateless|both] [--only <servers>] [--json] [--no-pin] [--cpu-prof]
   --quick       short durations and one round: a smoke check, not a measurement
   --only-stdio  only the stdio section
   --only-http   only the Streamable HTTP sections (session era and stateless era)
@@ -185,6 +186,9 @@ const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--only-stdio | --o
   --only-otel   only the observability section (not part of a full run): the Gantry echo
                 server with OpenTelemetry off, API only and with an SDK, over HTTP at c=16
                 and stdio pipelined (about 2 minutes; --era and --only do not apply)
+  --only-tasks  only the tasks section (not part of a full run): a trivial tool as a task in
+                both eras, with the tasks in memory and in a real redis-server, beside the same
+                tool called normally; and tasks/get throughput (--era and --only do not apply)
   --era         session: only the session era (MCP 2025-11-25), as the benchmark was before the
                 stateless era; stateless: only the stateless-era measurements (2026-07-28: stdio
                 gantry-stateless and gantry-schema-stateless beside gantry, gantry-schema and floor,
@@ -211,6 +215,7 @@ interface Flags {
   ws: boolean;
   cluster: boolean;
   otel: boolean;
+  tasks: boolean;
   only: ServerName[];
   onlyHttp: HttpServerName[];
   onlyHttpStateless: HttpStatelessServerName[];
@@ -231,6 +236,7 @@ function parseFlags(argv: readonly string[]): Flags {
     ws: true,
     cluster: true,
     otel: false,
+    tasks: false,
     only: [...SERVER_NAMES],
     onlyHttp: [...HTTP_SERVER_NAMES],
     onlyHttpStateless: [...HTTP_STATELESS_SERVER_NAMES],
@@ -253,6 +259,7 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (arg === '--only-ws') onlyWs = true;
     else if (arg === '--only-cluster') onlyCluster = true;
     else if (arg === '--only-otel') flags.otel = true;
+    else if (arg === '--only-tasks') flags.tasks = true;
     else if (arg === '--era' || arg.startsWith('--era=')) {
       const value = arg === '--era' ? argv[++i] : arg.slice('--era='.length);
       if (!(ERAS as readonly string[]).includes(value ?? '')) {
@@ -268,13 +275,14 @@ function parseFlags(argv: readonly string[]): Flags {
       process.exit(0);
     } else throw new Error(`unknown argument '${arg}'\n${USAGE}`);
   }
-  if ([onlyStdio, onlyHttp, onlyWs, onlyCluster, flags.otel].filter(Boolean).length > 1) {
+  if ([onlyStdio, onlyHttp, onlyWs, onlyCluster, flags.otel, flags.tasks].filter(Boolean).length > 1) {
     throw new Error(
-      `--only-stdio, --only-http, --only-ws, --only-cluster and --only-otel exclude each other\n${USAGE}`,
+      `--only-stdio, --only-http, --only-ws, --only-cluster, --only-otel and --only-tasks exclude each other\n${USAGE}`,
     );
   }
-  if (flags.otel) {
-    if (onlyGiven || era !== 'both') throw new Error(`--only-otel takes neither --only nor --era\n${USAGE}`);
+  if (flags.otel || flags.tasks) {
+    if (onlyGiven || era !== 'both')
+      throw new Error(`--only-otel and --only-tasks take neither --only nor --era\n${USAGE}`);
     return { ...flags, stdio: false, http: false, httpStateless: false, ws: false, cluster: false };
   }
   const all = !onlyStdio && !onlyHttp && !onlyWs && !onlyCluster;
@@ -749,6 +757,22 @@ async function runCluster(flags: Flags): Promise<ClusterReport | null> {
   };
 }
 
+/** The tasks section, with a redis-server of its own when one is installed. */
+async function runTasksSection(flags: Flags): Promise<TasksResults> {
+  const schedule = flags.quick
+    ? { rounds: 1, trips: 50, sliceMs: 300 }
+    : { rounds: 5, trips: 400, sliceMs: 2000 };
+  const redisMissing = missingInfra().filter((line) => line.includes('redis'));
+  if (redisMissing.length > 0)
+    return runTasks(__dirname, schedule, { reason: redisMissing.join('; ') }, progress);
+  const redis = await startRedis();
+  try {
+    return await runTasks(__dirname, schedule, { url: `redis://127.0.0.1:${redis.port}` }, progress);
+  } finally {
+    await redis.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const pinCpu = flags.pin ? pinnableCpu() : null;
@@ -762,6 +786,7 @@ async function main(): Promise<void> {
   const otel: OtelResults | null = flags.otel
     ? await runOtel(__dirname, flags.quick ? QUICK : NORMAL, progress)
     : null;
+  const tasks: TasksResults | null = flags.tasks ? await runTasksSection(flags) : null;
 
   const file = resolve(__dirname, '..', 'results', 'latest.json');
   mkdirSync(resolve(file, '..'), { recursive: true });
@@ -781,6 +806,7 @@ async function main(): Promise<void> {
       ws: ws && { ...ws, ratios: computeWsRatios(ws), targets: computeWsTargets(ws) },
       cluster: cluster && { ...cluster, ratios: computeClusterRatios(cluster) },
       otel: otel && { ...otel, machine: machineInfo() },
+      tasks: tasks && { ...tasks, machine: machineInfo() },
     },
     null,
     2,
@@ -796,6 +822,7 @@ async function main(): Promise<void> {
     if (ws) sections.push(renderWsReport(ws));
     if (cluster) sections.push(renderClusterReport(cluster));
     if (otel) sections.push(renderOtelReport(otel));
+    if (tasks) sections.push(renderTasksReport(tasks));
     console.log(sections.join(`\n\n${'─'.repeat(100)}\n\n`));
   }
   progress(`results written to ${relative(process.cwd(), file)}`);

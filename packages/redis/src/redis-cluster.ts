@@ -17,6 +17,7 @@ import {
 import type { RedisConnection } from './options';
 import { redisRateLimiter } from './redis-rate-limiter';
 import { RedisSessionStore } from './redis-session-store';
+import { RedisTaskStore } from './redis-task-store';
 
 /** What travels on the bus: the message and who sent it (a node ignores its own). */
 interface Envelope {
@@ -92,6 +93,8 @@ export class RedisCluster implements ClusterLink {
   readonly redis: RedisConnection;
   readonly sessions: RedisSessionStore;
   readonly events: RedisClusterEventStore;
+  /** Tasks every node shares (`@Tool({ task })`): created on one node, read and answered on any. */
+  readonly tasks: RedisTaskStore;
   private readonly options: ResolvedClusterOptions;
   private readonly subscriber: RedisConnection;
   private readonly hub: ChannelHub;
@@ -131,6 +134,10 @@ export class RedisCluster implements ClusterLink {
     this.hub = new ChannelHub(this.subscriber);
     this.busChannel = `${prefix}bus`;
     this.sessions = new RedisSessionStore(this.redis, prefix);
+    this.tasks = new RedisTaskStore(
+      { redis: this.redis, prefix },
+      { subscriber: this.subscriber, hub: this.hub },
+    );
     this.events = new RedisClusterEventStore(
       { redis: this.redis, prefix: `${prefix}events:`, ...events, onError },
       {
@@ -216,6 +223,7 @@ export class RedisCluster implements ClusterLink {
         this.options.onError(error as Error);
       }
     }
+    await this.tasks.close();
     await shut(this.subscriber);
     if (this.ownsCommandClient) await shut(this.redis);
   }
