@@ -2,11 +2,13 @@ import {
   type CallToolResult,
   type GetPromptResult,
   type Implementation,
+  isObject,
   type ListPromptsResult,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type ListToolsResult,
   type LoggingLevel,
+  MetaKey,
   Method,
   NotConnectedError,
   Peer,
@@ -17,6 +19,7 @@ import {
   type Result,
   type ServerCapabilities,
   StatelessMethod,
+  TASKS_EXTENSION_ID,
   type Tool,
   type Transport,
 } from '@gantry/protocol';
@@ -48,6 +51,16 @@ import { collectPages, fetchPage, type ListItem, type ListKind } from './list-pa
 import { ListenRouter } from './listen-router';
 import type { ParamHeader } from './param-headers';
 import { StatelessRequester } from './stateless-requester';
+import { TaskHandle, taskInfoOf } from './task-handle';
+
+/** Options of `callTool(…, { task })`. */
+export interface TaskCallOptions {
+  /** The ttl asked for (2025-11-25 `task.ttl`); the server may grant less. */
+  ttlMs?: number;
+  /** The shortest poll interval used, whatever the server asks. Default 50 ms. */
+  minPollMs?: number;
+}
+
 import type { ListenFilter, Subscription } from './subscription';
 
 /**
@@ -293,12 +306,26 @@ export class Client {
    * (unknown method, invalid params) reject with the matching `McpError`. In the stateless
    * era, `input_required` results are answered through the request handlers and retried.
    */
+  callTool(
+    name: string,
+    args: { [key: string]: unknown } | undefined,
+    options: CallToolOptions & { task: true | TaskCallOptions },
+  ): Promise<TaskHandle>;
+  callTool(
+    name: string,
+    args?: { [key: string]: unknown },
+    options?: CallToolOptions,
+  ): Promise<CallToolResult>;
   async callTool(
     name: string,
     args?: { [key: string]: unknown },
-    options: CallToolOptions = {},
-  ): Promise<CallToolResult> {
+    options: CallToolOptions & { task?: true | TaskCallOptions } = {},
+  ): Promise<CallToolResult | TaskHandle> {
     const params = args === undefined ? { name } : { name, arguments: args };
+    if (options.task) {
+      const { task, ...plain } = options;
+      return this.callToolAsTask(name, params, plain, task === true ? {} : task);
+    }
     const result = await this.request<CallToolResult>(Method.ToolsCall, params, options);
     return withArray(result, 'content', `tools/call "${name}"`);
   }
@@ -419,6 +446,77 @@ export class Client {
     // Closing on purpose ends subscriptions cleanly; only a lost connection fails them.
     this.listens.endAll();
     await peer.close();
+  }
+
+  /**
+   * `callTool(…, { task: true })`: asks for a task where the server supports one for this tool
+   * (2025-11-25: `capabilities.tasks` and the tool's `execution.taskSupport`; 2026-07-28: the
+   * tasks extension declared on this request), else calls the tool as usual (the handle then
+   * holds the result at once).
+   */
+  private async callToolAsTask(
+    name: string,
+    params: { [key: string]: unknown },
+    options: CallToolOptions,
+    task: TaskCallOptions,
+  ): Promise<TaskHandle> {
+    const peer = this.connectedPeer();
+    if (!peer) throw new NotConnectedError(notConnectedMessage(this.state, Method.ToolsCall));
+    const minPollMs = task.minPollMs ?? 50;
+    if (this.negotiated?.era === 'stateless') {
+      const capabilities = this.options.capabilities ?? {};
+      const declared = {
+        ...capabilities,
+        extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} },
+      };
+      const meta = {
+        ...(isObject(params._meta) ? params._meta : {}),
+        [MetaKey.ClientCapabilities]: declared,
+      };
+      const sendMeta = (p: { [key: string]: unknown }) => ({
+        ...p,
+        _meta: { ...(isObject(p._meta) ? p._meta : {}), [MetaKey.ClientCapabilities]: declared },
+      });
+      const result = await tracedRequest(
+        Method.ToolsCall,
+        { ...params, _meta: meta },
+        options,
+        (sent, traced) => this.stateless.request(peer, Method.ToolsCall, sent, traced, true),
+      );
+      if (result.resultType !== 'task') return new TaskHandle(undefined, undefined, result as CallToolResult);
+      return new TaskHandle(
+        {
+          era: 'stateless',
+          minPollMs,
+          request: (method, taskParams) =>
+            this.stateless.request(peer, method, sendMeta(taskParams), {}, false),
+          answer: (requests) => this.stateless.answerTaskInputs(requests, options.signal),
+        },
+        taskInfoOf(result),
+      );
+    }
+    const capabilities = this.serverCapabilities as
+      | { tasks?: { requests?: { tools?: { call?: unknown } } } }
+      | undefined;
+    let support: string | undefined;
+    if (capabilities?.tasks?.requests?.tools?.call !== undefined) {
+      const tools = await this.listTools(options);
+      support = tools.find((tool) => tool.name === name)?.execution?.taskSupport;
+    }
+    if (support !== 'optional' && support !== 'required') {
+      return new TaskHandle(
+        undefined,
+        undefined,
+        await this.callTool(name, params.arguments as never, options),
+      );
+    }
+    const taskParam = task.ttlMs === undefined ? {} : { ttl: task.ttlMs };
+    const created = await this.request<Result>(Method.ToolsCall, { ...params, task: taskParam }, options);
+    if (!isObject(created.task)) return new TaskHandle(undefined, undefined, created as CallToolResult);
+    return new TaskHandle(
+      { era: 'session', minPollMs, request: (method, taskParams) => this.request(method, taskParams) },
+      taskInfoOf(created.task as Record<string, unknown>),
+    );
   }
 
   /** One page of a list; over stateless-era HTTP, `tools/list` also refreshes the tools' headers. */

@@ -38,7 +38,7 @@ export type {
   TokenStore,
 } from './auth/types';
 export { parseWwwAuthenticate } from './auth/www-authenticate';
-export { Client } from './client';
+export { Client, type TaskCallOptions } from './client';
 export type {
   CallToolOptions,
   ClientOptions,
@@ -83,6 +83,7 @@ export {
   type StreamableHttpClientTransportOptions,
 } from './streamable-http-client-transport';
 export { type ListenFilter, Subscription } from './subscription';
+export { TaskHandle, type TaskInfo } from './task-handle';
 export {
   DEFAULT_WEBSOCKET_RECONNECT,
   WebSocketClientTransport,

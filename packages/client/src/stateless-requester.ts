@@ -103,6 +103,8 @@ export class StatelessRequester {
     method: string,
     params: { [key: string]: unknown } | undefined,
     options: CallToolOptions,
+    /** The request declared the tasks extension: a `resultType: "task"` answer is returned as it is. */
+    acceptTask = false,
   ): Promise<Result> {
     const host = this.host;
     let current = params;
@@ -139,6 +141,8 @@ export class StatelessRequester {
       const type = result.resultType;
       if (type === undefined || type === 'complete')
         return host.options.rawResults ? result : withoutEnvelope(result);
+      // The tasks extension (MCP 2026-07-28, SEP-2663): only a tools/call that declared it.
+      if (type === 'task' && acceptTask && method === Method.ToolsCall) return result;
       if (type !== 'input_required') {
         throw protocolViolation(
           `${method} answered with resultType ${JSON.stringify(type)}, which this client does not recognize`,
@@ -184,6 +188,11 @@ export class StatelessRequester {
       if (options.signal?.aborted) throw new RequestCancelledError(method, options.signal.reason);
       current = next;
     }
+  }
+
+  /** Answers a task's input requests (tasks extension) with the same handlers as `input_required`. */
+  answerTaskInputs(requests: Record<string, unknown>, signal?: AbortSignal): Promise<InputResponses> {
+    return this.answerInputRequests(Method.ToolsCall, undefined, requests, signal);
   }
 
   /** Runs the request handler of each input request, in the server's order. */
