@@ -10,7 +10,7 @@ import type {
 /** Where the CLI writes: `process.stdout`/`process.stderr`, or buffers in tests. */
 export interface Io {
   stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
-  stderr: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
 }
 
 /** The real streams. */

@@ -1,3 +1,5 @@
+import type { Client, TaskInfo } from '@gantry/client';
+import type { CallToolResult } from '@gantry/protocol';
 import type { Command } from 'commander';
 import { collect, parseToolArguments, stringArgumentMismatches } from '../args';
 import { CliError } from '../cli-error';
@@ -15,6 +17,48 @@ interface CallOptions extends ConnectionOptions {
   args?: string;
   arg: string[];
   json?: boolean;
+  task?: boolean;
+}
+
+/** One status line of a task: `task 1a2b3c4d working: exporting 3/10`. */
+function statusLine(update: TaskInfo): string {
+  const message = update.statusMessage === undefined ? '' : `: ${update.statusMessage}`;
+  return `task ${update.taskId.slice(0, 8)} ${update.status}${message}`;
+}
+
+/**
+ * Calls `tool` as a task (`--task`), showing each change of its state on stderr: one line
+ * rewritten in place on a terminal, a line per change otherwise. Ctrl+C cancels the task.
+ */
+async function callAsTask(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+  io: Io,
+  tty: boolean,
+): Promise<CallToolResult> {
+  const task = await client.callTool(tool, args, { signal, task: true });
+  if (task.taskId === undefined) {
+    io.stderr.write(`${tool} does not run as a task here; it was called directly\n`);
+    return task.result();
+  }
+  const onInterrupt = () => void task.cancel().catch(() => undefined);
+  signal.addEventListener('abort', onInterrupt, { once: true });
+  try {
+    let width = 0;
+    for await (const update of task) {
+      const line = statusLine(update);
+      if (tty) {
+        io.stderr.write(`\r${line.padEnd(width)}`);
+        width = line.length;
+      } else io.stderr.write(`${line}\n`);
+    }
+    if (tty) io.stderr.write('\n');
+    return await task.result();
+  } finally {
+    signal.removeEventListener('abort', onInterrupt);
+  }
 }
 
 /** `gantry call <target> <tool>`: calls one tool and prints its result. */
@@ -31,7 +75,8 @@ export function registerCallCommand(program: Command, io: Io): void {
       collect,
       [],
     )
-    .option('--json', 'print the raw result as JSON');
+    .option('--json', 'print the raw result as JSON')
+    .option('--task', 'run the tool as a task, showing its status until it is done (Ctrl+C cancels it)');
   addConnectionOptions(command)
     .addHelpText(
       'after',
@@ -48,7 +93,8 @@ as indented JSON. A tool error (isError) is printed on stderr and exits 1.
 
 Examples:
   $ gantry call "node dist/main.js" search_notes -a query=gantry -a limit=5
-  $ gantry call http://127.0.0.1:3000/mcp create_note --args '{"title":"a","body":"b"}' --json`,
+  $ gantry call http://127.0.0.1:3000/mcp create_note --args '{"title":"a","body":"b"}' --json
+  $ gantry call "node dist/main.js" export_notes -a format=json --task`,
     )
     .action(async (target: string, tool: string, options: CallOptions) => {
       // Bad arguments are a usage error before any server is started.
@@ -57,7 +103,9 @@ Examples:
         const listTools = () => client.listTools({ signal }).catch(() => undefined);
         let result: Awaited<ReturnType<typeof client.callTool>>;
         try {
-          result = await client.callTool(tool, args, { signal });
+          result = options.task
+            ? await callAsTask(client, tool, args, signal, io, io.stderr.isTTY === true)
+            : await client.callTool(tool, args, { signal });
         } catch (error) {
           if (!isJsonRpcError(error)) throw error;
           // 2025-11-25 tools: an unknown tool is a protocol error; name the ones that exist.
