@@ -7,6 +7,7 @@ import { NOTES_DIR, NotesRepository } from './notes.repository';
 import { NotesResources } from './notes.resources';
 import { NOTES_CONFIG, NOTES_STORE, type NotesConfig, type NotesStore } from './notes.store';
 import { NotesTools } from './notes.tools';
+import { NotesTransferTools } from './notes.transfer';
 import { RedisNotesStore } from './redis-notes.store';
 
 /** The app's skills folder (`skills/<name>/SKILL.md`), beside src/ and dist/. */
@@ -27,6 +28,7 @@ export function createNotesStore(config: NotesConfig, dir: string): NotesStore {
     { provide: NOTES_STORE, useFactory: createNotesStore, inject: [NOTES_CONFIG, NOTES_DIR] },
     NotesRepository,
     NotesTools,
+    NotesTransferTools,
     NotesResources,
     NotesPrompts,
     NotesBoardView,

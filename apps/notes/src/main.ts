@@ -98,6 +98,22 @@ function clusterOptions(args: Arguments): Partial<GantryServerOptions> {
 }
 
 /**
+ * `NOTES_TASK_LEASE_MS`: how long a node's claim on a running task (export_notes, import_notes)
+ * lasts without renewal, so a task of a node that died turns failed that much later (default
+ * 30 s). Tests of a cluster shorten it.
+ */
+function taskOptions(env: NodeJS.ProcessEnv): GantryServerOptions['tasks'] {
+  const lease = env.NOTES_TASK_LEASE_MS;
+  if (lease === undefined) return undefined;
+  const leaseMs = Number(lease);
+  if (!Number.isInteger(leaseMs) || leaseMs < 1)
+    throw new Error(
+      `NOTES_TASK_LEASE_MS must be a positive whole number of milliseconds, got ${JSON.stringify(lease)}`,
+    );
+  return { leaseMs };
+}
+
+/**
  * `NOTES_API_KEYS` (comma-separated, each at least 16 characters): HTTP and WebSocket then need
  * one of them, as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Set but empty fails the
  * start rather than serving without keys. stdio needs none: its client started the process.
@@ -125,6 +141,7 @@ async function main(): Promise<void> {
     title: 'Gantry Notes',
     version: '0.1.0',
     instructions: 'A personal notes store. Search before creating, to avoid duplicates.',
+    tasks: taskOptions(process.env),
     ...clusterOptions(args),
   });
   const store = app.get(NotesRepository).location;

@@ -38,7 +38,15 @@ async function start(args: string[], patterns: RegExp[]) {
   };
 }
 
-const TOOLS = ['create_note', 'get_note', 'search_notes', 'move_note', 'delete_note'];
+const TOOLS = [
+  'create_note',
+  'get_note',
+  'search_notes',
+  'move_note',
+  'delete_note',
+  'export_notes',
+  'import_notes',
+];
 
 describe('apps/notes over WebSocket', () => {
   it('--ws --port 0 serves ws://127.0.0.1:<port>/mcp to the Gantry client', async () => {

@@ -163,8 +163,11 @@ export class McpContext {
     }
     this.lastProgress = progress;
     const token = this.progressToken;
-    if (token === undefined) return Promise.resolve();
-    const params: Record<string, unknown> = { progressToken: token, progress };
+    // In a 2026-07-28 task, progress is the task's status message, asked for or not.
+    const asStatus = (this.inbound as { progressAsStatus?: boolean }).progressAsStatus === true;
+    if (token === undefined && !asStatus) return Promise.resolve();
+    const params: Record<string, unknown> = { progress };
+    if (token !== undefined) params.progressToken = token;
     if (total !== undefined) params.total = total;
     // `message` exists since 2025-03-26.
     if (message !== undefined && versionAtLeast(this.session.behaviourVersion, '2025-03-26'))

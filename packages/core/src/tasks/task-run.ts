@@ -26,6 +26,8 @@ export class TaskInbound extends InboundRequest {
     request: JSONRPCRequest,
     /** The task the handler runs in (`ctx.taskId`). */
     readonly taskId: string,
+    /** Progress becomes the status message even without a progressToken (2026-07-28 tasks). */
+    readonly progressAsStatus: boolean,
   ) {
     super(channel, request);
   }
@@ -87,6 +89,7 @@ export class TaskRun {
       peer ? this.sessionChannel(peer) : this.extensionChannel(),
       request,
       task.taskId,
+      peer === undefined,
     );
     this.stopWatch = host.watch(task.taskId, (stored) => this.changed(stored));
   }
