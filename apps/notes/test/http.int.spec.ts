@@ -47,6 +47,8 @@ describe('apps/notes over HTTP (--http --port 0)', () => {
       'search_notes',
       'move_note',
       'delete_note',
+      'export_notes',
+      'import_notes',
     ]);
     const created = await client.callTool({
       name: 'create_note',

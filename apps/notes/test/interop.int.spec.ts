@@ -51,6 +51,8 @@ describe('the official SDK client against apps/notes over stdio', () => {
         'search_notes',
         'move_note',
         'delete_note',
+        'export_notes',
+        'import_notes',
       ]);
       const search = tools.find((t) => t.name === 'search_notes')!;
       expect(search.inputSchema.required).toEqual(['query']);
@@ -114,6 +116,8 @@ describe("Gantry's own client against apps/notes over stdio", () => {
         'search_notes',
         'move_note',
         'delete_note',
+        'export_notes',
+        'import_notes',
       ]);
 
       const id = /([0-9a-f]{8})/.exec(

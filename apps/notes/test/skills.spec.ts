@@ -37,6 +37,7 @@ describe('apps/notes serves the tidy-notes skill', () => {
       ]);
       expect(init.result.capabilities.extensions).toEqual({
         [SKILLS_EXTENSION_ID]: { directoryRead: true },
+        'io.modelcontextprotocol/tasks': {},
         'io.modelcontextprotocol/ui': {},
       });
       const [skill] = list.result.skills;

@@ -8,7 +8,7 @@ import { ExitCode } from '../src/exit-codes';
 import { CLI, NOTES, nodeTarget, REGISTER, runCli, startNotesHttp, startNotesWs } from './support/run-cli';
 
 const CONTENT_SERVER = nodeTarget('-r', REGISTER, resolve(__dirname, 'fixtures/content-server.ts'));
-const NOTES_TOOLS = 'create_note, get_note, search_notes, move_note, delete_note';
+const NOTES_TOOLS = 'create_note, get_note, search_notes, move_note, delete_note, export_notes, import_notes';
 
 describe('gantry against apps/notes over stdio', () => {
   let dir: string;
@@ -39,6 +39,8 @@ describe('gantry against apps/notes over stdio', () => {
         'search_notes  query, tag?, limit?  Search notes by words and tag, newest first',
         'move_note     id, status           Move a note to another column of the board (todo, doing, done)',
         'delete_note   id                   Delete a note by id',
+        'export_notes  format               Export every note as Markdown or JSON (runs as a task; takes a s…',
+        'import_notes  content              Import notes written by export_notes (format json); asks for a c…',
         '',
       ].join('\n'),
       stderr: '',
@@ -123,6 +125,16 @@ describe('gantry against apps/notes over stdio', () => {
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
+  });
+
+  it('call --task runs the tool as a task, a status line per change on stderr, the result on stdout', async () => {
+    const run = await runCli(['call', notes, 'export_notes', '-a', 'format=json', '--task'], { env });
+    expect(run.code).toBe(0);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^task [0-9a-f]{8} working/);
+    expect(lines.at(-1)).toMatch(/^task [0-9a-f]{8} completed/);
+    expect(run.stderr).toContain('exported Shopping');
+    expect(JSON.parse(run.stdout)).toMatchObject({ format: 'json', count: 1 });
   });
 
   it('call exits 1 for an unknown tool, naming the tools there are', async () => {

@@ -79,20 +79,19 @@ return kept`;
 
 /**
  * Takes one answer. KEYS: task, its input requests, its answers. ARGV: key, upd, channel, task id.
- * Returns the answer's JSON, or false when there is none.
+ * Returns the answer's JSON, or false when there is none (or the task is terminal: it never changes).
  */
 export const TAKE_ANSWER = `${TERMINAL}
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or terminal(status) then return false end
 local answer = redis.call('HGET', KEYS[3], ARGV[1])
 if not answer then return false end
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
-local status = redis.call('HGET', KEYS[1], 'status')
-if status then
-  if not terminal(status) and redis.call('HLEN', KEYS[2]) == 0 then redis.call('HSET', KEYS[1], 'status', 'working') end
-  redis.call('HINCRBY', KEYS[1], 'ver', 1)
-  redis.call('HSET', KEYS[1], 'upd', ARGV[2])
-  redis.call('PUBLISH', ARGV[3], ARGV[4])
-end
+if redis.call('HLEN', KEYS[2]) == 0 then redis.call('HSET', KEYS[1], 'status', 'working') end
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+redis.call('HSET', KEYS[1], 'upd', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return answer`;
 
 /** Lease renewal. ARGV: lease, then task keys. Unfinished tasks only. */

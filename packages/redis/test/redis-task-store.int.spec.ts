@@ -132,6 +132,22 @@ describe.each(Object.keys(factories))('%s task store', (kind) => {
     expect(await store.answer('no-such-task', { x: {} }, Date.now())).toBeUndefined();
   });
 
+  it('leaves the answers of a terminal task untaken', async () => {
+    const t = task();
+    await store.create(t, LIMITS);
+    const requests = {
+      'sampling-1': { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+    };
+    await store.update(t.taskId, { status: 'input_required', inputRequests: requests as never }, Date.now());
+    await store.answer(t.taskId, { 'sampling-1': { role: 'assistant' } }, Date.now());
+    await store.update(t.taskId, { status: 'cancelled' }, Date.now());
+    expect(await store.takeAnswer(t.taskId, 'sampling-1', Date.now())).toBeUndefined();
+    expect(await store.get(t.taskId)).toMatchObject({
+      status: 'cancelled',
+      inputResponses: { 'sampling-1': { role: 'assistant' } },
+    });
+  });
+
   it('renews the lease of unfinished tasks only', async () => {
     const a = task();
     const b = task();

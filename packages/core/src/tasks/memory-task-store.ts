@@ -65,7 +65,9 @@ export class MemoryTaskStore implements TaskStore {
   takeAnswer(taskId: string, key: string, now: number): Promise<unknown> {
     const task = this.live(taskId);
     const responses = task?.inputResponses;
-    if (!task || !responses || !Object.hasOwn(responses, key)) return Promise.resolve(undefined);
+    // A terminal task never changes again: its answers stay untaken.
+    if (!task || isTerminalStatus(task.status) || !responses || !Object.hasOwn(responses, key))
+      return Promise.resolve(undefined);
     const { [key]: answer, ...restResponses } = responses;
     const { [key]: _, ...restRequests } = task.inputRequests ?? {};
     const stillWaiting = Object.keys(restRequests).length > 0;
@@ -73,7 +75,7 @@ export class MemoryTaskStore implements TaskStore {
       ...task,
       inputResponses: Object.keys(restResponses).length > 0 ? restResponses : undefined,
       inputRequests: stillWaiting ? restRequests : undefined,
-      status: isTerminalStatus(task.status) || stillWaiting ? task.status : 'working',
+      status: stillWaiting ? task.status : 'working',
       lastUpdatedAt: now,
     };
     this.put(next);
