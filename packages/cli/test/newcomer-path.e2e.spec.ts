@@ -208,6 +208,8 @@ describe('the newcomer path: clone → npm ci → npm start → gantry new → i
       'search_notes',
       'move_note',
       'delete_note',
+      'export_notes',
+      'import_notes',
     ]);
     await notes.stop();
     notes = undefined;
