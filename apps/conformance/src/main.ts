@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { GantryFactory, stdio } from '@gantry/core';
 import { http } from '@gantry/fastify';
 import { ConformanceModule } from './app.module';
+import { ConformanceTasksModule } from './conformance.tasks';
 
 function portArgument(): number | undefined {
   const index = process.argv.indexOf('--port');
@@ -13,10 +14,14 @@ function portArgument(): number | undefined {
   return port;
 }
 
-/** `node apps/conformance/dist/main.js --port N` serves http://127.0.0.1:N/mcp; without --port, stdio. */
+/**
+ * `node apps/conformance/dist/main.js --port N` serves http://127.0.0.1:N/mcp; without --port,
+ * stdio. `--tasks` serves the fixture of the tasks scenarios (SEP-2663) instead.
+ */
 async function main(): Promise<void> {
   const port = portArgument();
-  const app = await GantryFactory.create(ConformanceModule, {
+  const root = process.argv.includes('--tasks') ? ConformanceTasksModule : ConformanceModule;
+  const app = await GantryFactory.create(root, {
     name: 'gantry-conformance',
     version: '0.1.0',
     instructions: 'The fixture server of the MCP conformance suite.',

@@ -334,6 +334,37 @@ describe('2026-07-28 tasks extension', () => {
   });
 });
 
+describe('a deferred task (deferTask): input_required rounds first, then a task', () => {
+  it('2026-07-28: the call asks synchronously, and the retry answers with the task', async () => {
+    const wire = await connect();
+    const first = (await statelessCall(wire, 'tools/call', { name: 'greet_later' })).result;
+    expect(first.resultType).toBe('input_required');
+    expect(first.taskId).toBeUndefined();
+    const [key] = Object.keys(first.inputRequests);
+    const second = (
+      await statelessCall(wire, 'tools/call', {
+        name: 'greet_later',
+        inputResponses: { [key]: { action: 'accept', content: { name: 'Lin' } } },
+        requestState: first.requestState,
+      })
+    ).result;
+    expect(second).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(second.requestState).toBeUndefined();
+    const done = await pollUntil(wire, second.taskId, (t) => t.status === 'completed');
+    expect(done.result.content).toEqual([{ type: 'text', text: `hello Lin (became task ${second.taskId})` }]);
+  });
+
+  it('2025-11-25: the task starts at the call, and runAsTask changes nothing', async () => {
+    const wire = await connect();
+    await wire.initialize({ protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } } });
+    const { taskId } = (await call(wire, 'tools/call', { name: 'greet_later', task: {} })).result.task;
+    const result = call(wire, 'tasks/result', { taskId });
+    const ask = await wire.nextMatching((m) => m.method === 'elicitation/create');
+    wire.send({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { name: 'Ann' } } });
+    expect((await result).result.content).toEqual([{ type: 'text', text: `hello Ann (was task ${taskId})` }]);
+  });
+});
+
 describe('2026-07-28 notifications/tasks on a listen stream', () => {
   it('acknowledges the caller’s task ids and pushes each change of those tasks', async () => {
     const wire = await connect();

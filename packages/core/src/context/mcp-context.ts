@@ -28,6 +28,12 @@ import { isLoggingLevel, LOG_LEVELS } from './log-levels';
 
 export type { ProtocolEra, SessionInfo } from './context-session';
 
+/** How a deferred task call turns into a task (see `McpContext.runAsTask`). */
+export type TaskEscalation = () => Promise<{
+  readonly inbound: InboundRequest;
+  readonly session: ContextSession;
+}>;
+
 /** W3C Trace Context (and Baggage) the caller put in the request's `_meta`. */
 export interface TraceContext {
   readonly traceparent?: string;
@@ -53,12 +59,12 @@ export class McpContext {
   private channel?: ClientChannel;
   private clientExtensions?: ClientExtensions;
   /** The session the request arrived on (in the stateless era, the request itself). */
-  readonly session: SessionInfo;
+  session: SessionInfo;
 
   /** @internal Made by the handler pipeline. */
   constructor(
-    private readonly inbound: InboundRequest,
-    private readonly call: ContextSession,
+    private inbound: InboundRequest,
+    private call: ContextSession,
   ) {
     this.session = call;
   }
@@ -71,6 +77,25 @@ export class McpContext {
   /** The task this call runs in (`@Tool({ task })`), or undefined for an ordinary call. */
   get taskId(): string | undefined {
     return (this.inbound as { taskId?: string }).taskId;
+  }
+
+  /**
+   * Ends the call's `input_required` rounds and continues it as a task (MCP 2026-07-28 tasks
+   * extension: input gathered before the task exists is gathered synchronously). Only for a
+   * tool with `@Tool({ task, deferTask: true })` called with the extension declared: the request
+   * is answered with the task, and from here on `ctx` (signal, elicit, progress) is the task's.
+   * Resolves false, changing nothing, where the call cannot become a task (another era, a
+   * client without the extension, or already a task).
+   */
+  async runAsTask(): Promise<boolean> {
+    const escalate = (this.call as { escalate?: TaskEscalation }).escalate;
+    if (escalate === undefined || this.taskId !== undefined) return false;
+    const next = await escalate();
+    this.inbound = next.inbound;
+    this.call = next.session;
+    this.session = next.session;
+    this.channel = undefined;
+    return true;
   }
 
   /** The method being handled, e.g. `tools/call`. */

@@ -54,6 +54,12 @@ export interface ToolOptions {
    * Inside a task `ctx` works as ever: `ctx.elicit()` parks the task in `input_required`.
    */
   task?: 'optional' | 'required';
+  /**
+   * With `task`, 2026-07-28: the call starts as an ordinary one, whose `ctx.elicit()` rounds
+   * are `input_required` results, and becomes a task when the handler calls `ctx.runAsTask()`.
+   * 2025-11-25 tasks start at the call, so there `ctx.runAsTask()` changes nothing.
+   */
+  deferTask?: boolean;
 }
 
 /** What `@Tool` records for one method. */
@@ -74,6 +80,7 @@ const TOOL_KEYS = new Set([
   'cache',
   'ui',
   'task',
+  'deferTask',
 ]);
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
@@ -142,6 +149,12 @@ function checkOptions(where: string, options: ToolOptions): void {
   const cacheProblem = options.cache === undefined ? undefined : cacheHintProblem(options.cache);
   if (cacheProblem) throw decoratorError(`@Tool() on ${where}: 'cache' ${cacheProblem}`);
   checkToolUi(where, options.ui, options._meta, options.output !== undefined);
+  if (
+    options.deferTask !== undefined &&
+    (typeof options.deferTask !== 'boolean' || options.task === undefined)
+  ) {
+    throw decoratorError(`@Tool() on ${where}: 'deferTask' must be a boolean, and needs 'task'`);
+  }
   if (options.task !== undefined && options.task !== 'optional' && options.task !== 'required') {
     throw decoratorError(
       `@Tool() on ${where}: 'task' must be 'optional' or 'required', got ${JSON.stringify(options.task)}`,

@@ -19,6 +19,8 @@ export interface ToolDefinition {
   readonly headers?: readonly HeaderParam[];
   /** Whether the tool runs as a task (`@Tool({ task })`); undefined: never. */
   readonly task?: 'optional' | 'required';
+  /** `@Tool({ deferTask })`: a 2026-07-28 call becomes a task at `ctx.runAsTask()`. */
+  readonly deferTask?: boolean;
   /** The MCP Apps view of the tool (`@Tool({ ui })`). */
   readonly ui?: Readonly<ToolUiOptions>;
 }

@@ -214,5 +214,6 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
     headers: headers.length > 0 ? Object.freeze(headers) : undefined,
     ui: options.ui === undefined ? undefined : Object.freeze({ ...options.ui }),
     task: options.task,
+    deferTask: options.deferTask,
   });
 }

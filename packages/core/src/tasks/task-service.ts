@@ -19,6 +19,7 @@ import {
   versionAtLeast,
 } from '@gantry/protocol';
 import type { ContextSession } from '../context/context-session';
+import type { TaskEscalation } from '../context/mcp-context';
 import { LimitErrorCode } from '../limits/limits-runtime';
 import type { Logger } from '../logger';
 import type { ToolDefinition } from '../registry/tool-definition';
@@ -108,7 +109,9 @@ export class TaskService implements TaskRunHost {
           { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
         );
       }
-      // Input gathered by input_required rounds before the task exists is served synchronously.
+      // Input gathered by input_required rounds before the task exists is gathered synchronously:
+      // a deferred tool becomes a task when its handler says so (ctx.runAsTask()).
+      if (tool.deferTask) return this.deferred(tool, args, inbound, session);
       if (params?.requestState !== undefined || params?.inputResponses !== undefined) return undefined;
       return this.start(tool, args, inbound, session, undefined).then(
         (task) => ({ resultType: 'task', ...extensionTask(task) }) as Result,
@@ -361,6 +364,57 @@ export class TaskService implements TaskRunHost {
     session: ContextSession,
     ttl: number | undefined,
   ): Promise<StoredTask> {
+    const task = await this.create(tool, session, ttl);
+    const run = this.track(task, inbound, session);
+    const callSession = run.callSession;
+    this.finishWith(
+      run.run,
+      Promise.resolve().then(() => tool.handler.run(args, run.run.inbound, callSession)),
+    );
+    return task;
+  }
+
+  /**
+   * `@Tool({ task, deferTask })` in 2026-07-28: the call runs as an ordinary one (its input is
+   * gathered by `input_required` rounds) until the handler calls `ctx.runAsTask()`; the request
+   * is then answered with the task, and the handler goes on inside it.
+   */
+  private deferred(
+    tool: ToolDefinition,
+    args: Record<string, unknown> | undefined,
+    inbound: InboundRequest,
+    session: ContextSession,
+  ): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      let escalated: TaskRun | undefined;
+      // The request's own call (one per stateless request): McpContext.runAsTask() finds it there.
+      (session as { escalate?: TaskEscalation }).escalate = async () => {
+        const task = await this.create(tool, session, undefined);
+        const tracked = this.track(task, inbound, session);
+        escalated = tracked.run;
+        resolve({ resultType: 'task', ...extensionTask(task) } as Result);
+        return { inbound: tracked.run.inbound, session: tracked.callSession };
+      };
+      const handled = Promise.resolve().then(() => tool.handler.run(args, inbound, session));
+      handled.then(
+        (result) => {
+          if (escalated) this.finishWith(escalated, Promise.resolve(result));
+          else resolve(result);
+        },
+        (error: unknown) => {
+          if (escalated) this.finishWith(escalated, Promise.reject(error));
+          else reject(error);
+        },
+      );
+    });
+  }
+
+  /** Stores a new task for `session`'s caller; the owner's limit is checked in the same step. */
+  private async create(
+    tool: ToolDefinition,
+    session: ContextSession,
+    ttl: number | undefined,
+  ): Promise<StoredTask> {
     if (this.closed)
       throw new InternalError('Internal error: the server is shutting down and starts no new tasks');
     const { defaultTtlMs, maxTtlMs, pollIntervalMs, maxActivePerPrincipal, leaseMs } = this.settings;
@@ -386,17 +440,15 @@ export class TaskService implements TaskRunHost {
         { limit: maxActivePerPrincipal },
       );
     }
-    this.run(tool, args, inbound, session, task);
     return task;
   }
 
-  private run(
-    tool: ToolDefinition,
-    args: Record<string, unknown> | undefined,
+  /** Starts following a stored task on this node: its run (signal, channel) and its lease. */
+  private track(
+    task: StoredTask,
     inbound: InboundRequest,
     session: ContextSession,
-    task: StoredTask,
-  ): void {
+  ): { readonly run: TaskRun; readonly callSession: ContextSession } {
     const serverSession = session.era === 'stateless' ? undefined : (session as ServerSession);
     const peer = serverSession && {
       channel: serverSession.peer,
@@ -405,15 +457,18 @@ export class TaskService implements TaskRunHost {
     const run = new TaskRun(this, task, inbound.request, peer);
     this.runs.set(task.taskId, { run, session });
     const callSession = serverSession ?? taskSession(session, run);
-    const outcome = Promise.resolve()
-      .then(() => tool.handler.run(args, run.inbound, callSession))
-      .then(
-        (result) => this.settle(run, result, undefined),
-        (error: unknown) => this.settle(run, undefined, error),
-      );
-    void this.inflight.track(outcome);
     this.leaseTimer ??= setInterval(() => this.renew(), Math.max(Math.floor(this.settings.leaseMs / 3), 1));
     this.leaseTimer.unref();
+    return { run, callSession };
+  }
+
+  /** Stores the outcome of `handled` once it settles; a draining application waits for it. */
+  private finishWith(run: TaskRun, handled: Promise<CallToolResult>): void {
+    const outcome = handled.then(
+      (result) => this.settle(run, result, undefined),
+      (error: unknown) => this.settle(run, undefined, error),
+    );
+    void this.inflight.track(outcome);
   }
 
   /** Stores how the handler ended: each era maps results and errors to its own terminal states. */
