@@ -214,6 +214,34 @@ describe('2025-11-25 tasks', () => {
     expect(refused.error.code).toBe(-32026);
     expect(refused.error.message).toMatch(/maxActivePerPrincipal/);
   });
+
+  it('grants at most maxTtlMs, and forgets a finished task once its ttl ran out', async () => {
+    await start({ tasks: { pollIntervalMs: 50, defaultTtlMs: 200, maxTtlMs: 300 } });
+    const wire = await connect();
+    await wire.initialize({ protocolVersion: '2025-11-25' });
+    const asked = await call(wire, 'tools/call', {
+      name: 'slow_sum',
+      arguments: { a: 7, b: 8 },
+      task: { ttl: 10 ** 9 },
+    });
+    expect(asked.result.task.ttl).toBe(300);
+    const unasked = await call(wire, 'tools/call', { name: 'slow_sum', arguments: { a: 7, b: 8 }, task: {} });
+    expect(unasked.result.task.ttl).toBe(200);
+    gates.open('sum-7-8');
+    const { taskId } = unasked.result.task;
+    expect((await call(wire, 'tasks/result', { taskId })).result.content).toEqual([
+      { type: 'text', text: '15' },
+    ]);
+    const deadline = Date.now() + 5000;
+    let answer = await call(wire, 'tasks/get', { taskId });
+    while (answer.result && Date.now() < deadline) {
+      // Nothing announces an expiry: poll until the store has forgotten the task.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      answer = await call(wire, 'tasks/get', { taskId });
+    }
+    expect(answer.error).toMatchObject({ code: -32602 });
+    expect(answer.error.message).toContain(taskId);
+  });
 });
 
 describe('2026-07-28 tasks extension', () => {
