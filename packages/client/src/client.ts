@@ -51,6 +51,7 @@ import { collectPages, fetchPage, type ListItem, type ListKind } from './list-pa
 import { ListenRouter } from './listen-router';
 import type { ParamHeader } from './param-headers';
 import { StatelessRequester } from './stateless-requester';
+import type { ListenFilter, Subscription } from './subscription';
 import { TaskHandle, taskInfoOf } from './task-handle';
 
 /** Options of `callTool(…, { task })`. */
@@ -60,8 +61,6 @@ export interface TaskCallOptions {
   /** The shortest poll interval used, whatever the server asks. Default 50 ms. */
   minPollMs?: number;
 }
-
-import type { ListenFilter, Subscription } from './subscription';
 
 /**
  * A thin MCP client for both protocol eras. `connect` finds out which era the server speaks

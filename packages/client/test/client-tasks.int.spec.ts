@@ -82,7 +82,7 @@ describe.each<[Era, Transport]>([
       for await (const update of task) seen.push(update.status);
     })();
     // Poll until the handler is inside the task, then let it finish.
-    while (!gates.reached.has('sum-20-22')) await new Promise((resolve) => setTimeout(resolve, 5));
+    await gates.whenReached('sum-20-22');
     gates.open('sum-20-22');
     expect(text(await task.result())).toBe('42');
     await iterated;
@@ -116,7 +116,7 @@ describe.each<[Era, Transport]>([
     const client = await connect(era, transport);
     const task = await client.callTool('wait_forever', {}, { task: true });
     const outcome = task.result().catch((e: unknown) => e);
-    while (!gates.reached.has('forever')) await new Promise((resolve) => setTimeout(resolve, 5));
+    await gates.whenReached('forever');
     await task.cancel();
     expect(await outcome).toBeInstanceOf(RequestCancelledError);
     expect(gates.reached.get('forever')?.signal.aborted).toBe(true);

@@ -215,6 +215,21 @@ describe('2025-11-25 tasks', () => {
     expect(refused.error.message).toMatch(/maxActivePerPrincipal/);
   });
 
+  it('fails a task whose result is larger than maxResultBytes, naming the limit', async () => {
+    await start({ tasks: { pollIntervalMs: 50, maxResultBytes: 20 } });
+    const wire = await connect();
+    await wire.initialize({ protocolVersion: '2025-11-25' });
+    const created = await call(wire, 'tools/call', { name: 'slow_sum', arguments: { a: 4, b: 5 }, task: {} });
+    const { taskId } = created.result.task;
+    gates.open('sum-4-5');
+    const answered = await call(wire, 'tasks/result', { taskId });
+    expect(answered.error).toMatchObject({ code: -32603 });
+    expect(answered.error.message).toMatch(/is \d+ bytes, more than tasks\.maxResultBytes \(20\)/);
+    const task = (await call(wire, 'tasks/get', { taskId })).result;
+    expect(task).toMatchObject({ status: 'failed' });
+    expect(task.statusMessage).toContain("tool 'slow_sum'");
+  });
+
   it('grants at most maxTtlMs, and forgets a finished task once its ttl ran out', async () => {
     await start({ tasks: { pollIntervalMs: 50, defaultTtlMs: 200, maxTtlMs: 300 } });
     const wire = await connect();

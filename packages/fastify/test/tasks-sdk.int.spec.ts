@@ -65,7 +65,7 @@ describe('the official SDK v1 client’s experimental tasks against Gantry over 
       { task: { ttl: 60_000 } },
     );
     const opened = (async () => {
-      while (!gates.reached.has('sum-2-40')) await new Promise((resolve) => setTimeout(resolve, 5));
+      await gates.whenReached('sum-2-40');
       gates.open('sum-2-40');
     })();
     const messages = await drain(stream);

@@ -178,7 +178,7 @@ describe('tasks across three nodes sharing Redis', () => {
       era: 'stateless',
     });
     try {
-      const task = await client.callTool('export_notes', { format: 'json' }, { task: true, minPollMs: 20 });
+      const task = await client.callTool('export_notes', { format: 'json' }, { task: { minPollMs: 20 } });
       expect(task.taskId).toBeDefined();
       const result = await task.result();
       const exported = JSON.parse((result.structuredContent as { content: string }).content);

@@ -215,7 +215,7 @@ describe('the Redis task store across nodes', () => {
     // Drop b's subscriber connection: ioredis reconnects and resubscribes; b reads its tasks again.
     const admin = new Redis(server.url);
     try {
-      await admin.client('KILL', 'TYPE', 'pubsub');
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     } finally {
       await admin.quit();
     }
