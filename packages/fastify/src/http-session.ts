@@ -107,9 +107,17 @@ export class HttpSession implements Transport {
     return this.closed;
   }
 
-  /** True while a GET stream is open or a request is being answered: the client is there. */
+  /**
+   * True while a GET stream is open, a request is being answered or a task of the session runs
+   * here: the session is not closed as idle.
+   */
   get busy(): boolean {
-    return (this.standalone?.attached ?? false) || this.byRequest.size > 0 || this.relays.size > 0;
+    return (
+      (this.standalone?.attached ?? false) ||
+      this.byRequest.size > 0 ||
+      this.relays.size > 0 ||
+      (this.connection?.busy ?? false)
+    );
   }
 
   /** True in a cluster: see {@link HttpSessionOptions.cluster}. */

@@ -1,12 +1,14 @@
 // The tasks extension (io.modelcontextprotocol/tasks, MCP 2026-07-28) over Streamable HTTP:
 // tasks/get, tasks/update and tasks/cancel carry the task id in Mcp-Name, so a proxy can route
-// by task; a missing or different Mcp-Name is refused with −32020 before anything runs.
+// by task; a missing or different Mcp-Name is refused with −32020 before anything runs. And a
+// 2025-11-25 session is not closed as idle while one of its tasks runs.
 import 'reflect-metadata';
 import type { GantryApplication } from '@gantry/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createTaskApp, Gates } from '../../core/test/fixtures/task-app';
 import { gantryMcp } from '../src';
 import { b64, headersFor, injectStateless, rpc, without } from './stateless-support';
+import { ACCEPT_BOTH, initSession } from './support';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: { form: {} }, extensions: { [EXT]: {} } };
@@ -104,4 +106,55 @@ describe('tasks over Streamable HTTP, 2026-07-28', () => {
       expect((await injectStateless(fastify, get.body, get.headers)).json().result.status).toBe('working');
     },
   );
+});
+
+describe('tasks over Streamable HTTP, 2025-11-25', () => {
+  /** One session-era POST; the JSON-RPC answer whether it came as JSON or as SSE. */
+  async function post(session: string, body: Record<string, unknown>) {
+    const response = await fastify.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT_BOTH,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      payload: { jsonrpc: '2.0', ...body },
+    });
+    const data = response.body.split('\n').find((line) => line.startsWith('data: {'));
+    return { status: response.statusCode, body: data ? JSON.parse(data.slice(6)) : response.json() };
+  }
+
+  it('keeps a session whose task still runs when idle sessions are closed, and closes it once the task ended', async () => {
+    await fastify.close();
+    fastify = Fastify({ logger: false });
+    await fastify.register(gantryMcp, { app, sessions: { idleTimeoutMs: 100 } });
+    await fastify.ready();
+    const working = await initSession(fastify);
+    const created = await post(working, {
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow_sum', arguments: { a: 6, b: 7 }, task: {} },
+    });
+    const { taskId } = created.body.result.task;
+    await gates.whenReached('sum-6-7');
+
+    // A session with nothing running shows when the idle sweep has run past the timeout.
+    const [withTask] = app.server.sessions;
+    const idle = await initSession(fastify);
+    const [idleSession] = [...app.server.sessions].filter((session) => session !== withTask);
+    expect(idle).not.toBe(working);
+    await new Promise<void>((resolve) => idleSession.onClose(resolve));
+    const during = await post(working, { id: 2, method: 'tasks/get', params: { taskId } });
+    expect(during.status).toBe(200);
+    expect(during.body.result.status).toBe('working');
+
+    gates.open('sum-6-7');
+    const result = await post(working, { id: 3, method: 'tasks/result', params: { taskId } });
+    expect(result.body.result.content).toEqual([{ type: 'text', text: '13' }]);
+    // Its task done, the session is idle like any other and goes.
+    await new Promise<void>((resolve) => withTask.onClose(resolve));
+    expect((await post(working, { id: 4, method: 'ping' })).status).toBe(404);
+  });
 });

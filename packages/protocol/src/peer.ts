@@ -56,6 +56,12 @@ export interface RequestOptions {
    * A throw rejects the request, which is then not sent.
    */
   onId?: (id: RequestId) => void;
+  /**
+   * Sends the request some other way than this connection's transport; the Peer still awaits
+   * its response. A clustered task's request to the client travels through the task store to
+   * whichever node holds the `tasks/result` that carries it (see `Peer.forward`).
+   */
+  deliver?: (request: JSONRPCRequest) => Promise<void>;
 }
 
 /**
@@ -279,10 +285,17 @@ export class Peer {
       this.limit?.update();
       this.startTimer(record);
       if (signal && abortListener) signal.addEventListener('abort', abortListener, { once: true });
-      this.transmit(request, options.relatedRequestId).catch((error: Error) =>
-        this.settle(record, undefined, error),
-      );
+      const sent = options.deliver ? options.deliver(request) : this.transmit(request, options.relatedRequestId);
+      sent.catch((error: Error) => this.settle(record, undefined, error));
     });
+  }
+
+  /**
+   * Sends a message made elsewhere, as it is: a request another Peer (another node of a
+   * cluster) sent through `RequestOptions.deliver` and awaits the answer to.
+   */
+  forward(message: JSONRPCMessage, relatedRequestId?: RequestId): Promise<void> {
+    return this.transmit(message, relatedRequestId);
   }
 
   /** Sends a notification. */

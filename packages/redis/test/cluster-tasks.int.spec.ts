@@ -188,6 +188,58 @@ describe('tasks across three nodes sharing Redis', () => {
     }
   });
 
+  it('2025-11-25: a task run on one node asks through a tasks/result held by another, answered on a third', async () => {
+    const [a, b, c] = nodes;
+    // Each POST goes to a node chosen by what it carries: the call to a, tasks/result to b,
+    // the client's answers to c, the rest through nginx.
+    const seen: Record<string, string[]> = { a: [], b: [], c: [] };
+    const route = (body: unknown): NodeProcess | undefined => {
+      const message = typeof body === 'string' ? JSON.parse(body) : undefined;
+      if (message?.method === 'tools/call') return a;
+      if (message?.method === 'tasks/result') return b;
+      if (message && !('method' in message) && 'result' in message) return c;
+      return undefined;
+    };
+    const routed: typeof fetch = (input, init) => {
+      const node = route(init?.body);
+      if (!node) return fetch(input, init);
+      const message = JSON.parse(String(init?.body));
+      seen[node.name].push(message.method ?? `answer ${message.id}`);
+      return fetch(`${node.url}/mcp`, init);
+    };
+    const client = new Client(
+      { name: 'cluster-session-tasks', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: unknown[] = [];
+    client.setRequestHandler('elicitation/create', (params) => {
+      asked.push(params._meta);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    await client.connect(new StreamableHttpClientTransport({ url: `${nginx.url}/mcp`, fetch: routed }), {
+      era: 'session',
+    });
+    try {
+      const content = JSON.stringify({ notes: [{ title: 'Session import', body: 'asked across nodes' }] });
+      const task = await client.callTool('import_notes', { content }, { task: { minPollMs: 20 } });
+      expect(task.task?.status).toBe('working');
+      const result = await task.result();
+      expect(result.content).toEqual([{ type: 'text', text: 'Imported 1 note(s)' }]);
+      // The one elicitation, tagged with its task, reached the client through node b's stream,
+      // and its answer, posted to node c, resumed the handler on node a.
+      expect(asked).toEqual([{ 'io.modelcontextprotocol/related-task': { taskId: task.taskId } }]);
+      expect(seen.a).toEqual(['tools/call']);
+      expect(seen.b).toContain('tasks/result');
+      expect(seen.c).toHaveLength(1);
+      expect(seen.c[0]).toMatch(/^answer /);
+      expect((await task.status())?.status).toBe('completed');
+      const found = await client.callTool('search_notes', { query: 'across nodes' });
+      expect(found.structuredContent).toMatchObject({ count: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a node killed with SIGKILL leaves its task failed on the survivors once the lease runs out', async () => {
     const [a, b, c] = nodes;
     const content = JSON.stringify({ notes: [{ title: 'Never written', body: 'its node died' }] });

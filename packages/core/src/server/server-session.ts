@@ -77,6 +77,7 @@ const NO_TRANSPORT = connectionTelemetry(undefined);
 export class ServerSession implements ContextSession {
   readonly era = 'session' as const;
   readonly peer: Peer;
+  private holds = 0;
   private state: SessionState = 'awaiting-initialize';
   private initializedNotified = false;
   protocolVersion = '';
@@ -242,6 +243,22 @@ export class ServerSession implements ContextSession {
    */
   get routesByRequest(): boolean {
     return this.streams !== undefined;
+  }
+
+  /** True while a task started by this session runs on this node (see `hold`). */
+  get busy(): boolean {
+    return this.holds > 0;
+  }
+
+  /** @internal Keeps the session busy until the returned release is called (once). */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+    };
   }
 
   /** True once `initialize` was answered. */

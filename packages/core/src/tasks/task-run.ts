@@ -42,6 +42,19 @@ export interface TaskRunHost {
   statusChanged(task: StoredTask): void;
 }
 
+/** How a session-era task reaches its client. */
+export interface SessionPeer {
+  /** The session's connection. */
+  readonly channel: InboundChannel;
+  /**
+   * True on Streamable HTTP, where a message goes on the stream of the request it relates to:
+   * the task's requests to the client wait in the store for a `tasks/result` to carry them.
+   */
+  readonly viaStore: boolean;
+  /** The `tasks/result` waiting on this connection, if any: notifications relate to it. */
+  side(): RequestId | undefined;
+}
+
 /** `message` with the related-task `_meta` of MCP 2025-11-25 (Tasks § Related task metadata). */
 function related(message: OutboundMessage, taskId: string): OutboundMessage {
   const params = (message.params ?? {}) as Record<string, unknown>;
@@ -80,9 +93,7 @@ export class TaskRun {
      * Session era: how messages reach the client (its connection's Peer) and which waiting
      * `tasks/result` request carries them, if any. Undefined in the stateless era.
      */
-    peer:
-      | { readonly channel: InboundChannel; readonly side: (wait: boolean) => Promise<RequestId | undefined> }
-      | undefined,
+    peer: SessionPeer | undefined,
   ) {
     this.lastStatus = task.status;
     this.inbound = new TaskInbound(
@@ -185,41 +196,60 @@ export class TaskRun {
   }
 
   /** The session era's channel: messages go over the session's connection, tagged with the task. */
-  private sessionChannel(peer: {
-    readonly channel: InboundChannel;
-    readonly side: (wait: boolean) => Promise<RequestId | undefined>;
-  }): InboundChannel {
+  private sessionChannel(peer: SessionPeer): InboundChannel {
     const taskId = this.task.taskId;
     return {
-      notify: async (message) => {
-        const relatedRequestId = await peer.side(false);
-        return peer.channel.notify(related(message, taskId), { relatedRequestId });
-      },
+      notify: (message) => peer.channel.notify(related(message, taskId), { relatedRequestId: peer.side() }),
       request: async <T extends Result>(message: OutboundMessage, options: RequestOptions) => {
         this.asking++;
-        if (this.asking === 1) await this.host.change(taskId, { status: 'input_required' });
+        let key: string | undefined;
         try {
-          const relatedRequestId = await this.untilAborted(peer.side(true));
-          return await peer.channel.request<T>(related(message, taskId), { ...options, relatedRequestId });
+          if (peer.viaStore) {
+            // Streamable HTTP: the request waits in the task until a `tasks/result`, on whichever
+            // node, carries it (MCP 2025-11-25 Tasks § Input required); its answer comes back here.
+            return await peer.channel.request<T>(related(message, taskId), {
+              ...options,
+              signal: options.signal ?? this.inbound.signal,
+              deliver: (request) => {
+                key = JSON.stringify(request.id);
+                return this.park(key, request);
+              },
+            });
+          }
+          if (this.asking === 1) await this.host.change(taskId, { status: 'input_required' });
+          return await peer.channel.request<T>(related(message, taskId), {
+            ...options,
+            relatedRequestId: peer.side(),
+          });
         } finally {
           this.asking--;
-          if (this.asking === 0 && !this.inbound.cancelled)
-            await this.host.change(taskId, { status: 'working' });
+          if (key !== undefined) delete this.outstanding[key];
+          if (!this.inbound.cancelled) await this.answered(key !== undefined);
         }
       },
     };
   }
 
-  /** `pending`, unless the task's signal aborts first (then its reason is thrown). */
-  private untilAborted<T>(pending: Promise<T>): Promise<T> {
-    const signal = this.inbound.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return Promise.race([
-      pending,
-      new Promise<never>((_, reject) =>
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
-      ),
-    ]);
+  /** Stores a session-era request to the client in the task, for a `tasks/result` to carry. */
+  private async park(key: string, request: JSONRPCRequest): Promise<void> {
+    this.outstanding[key] = { method: request.method, params: request.params } as InputRequest;
+    const stored = await this.host.change(this.taskId, {
+      status: 'input_required',
+      inputRequests: { ...this.outstanding },
+    });
+    if (!stored || isTerminalStatus(stored.status)) {
+      throw new Error(`Task ${this.taskId} ${stored ? `is ${stored.status}` : 'expired'}; nobody will answer`);
+    }
+  }
+
+  /** A session-era request was answered: the task works again once nothing else waits. */
+  private async answered(parked: boolean): Promise<void> {
+    const rest = Object.keys(this.outstanding).length > 0 ? { ...this.outstanding } : null;
+    if (this.asking === 0) {
+      await this.host.change(this.taskId, parked ? { status: 'working', inputRequests: null } : { status: 'working' });
+    } else if (parked) {
+      await this.host.change(this.taskId, { inputRequests: rest });
+    }
   }
 
   /**

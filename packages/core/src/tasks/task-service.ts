@@ -6,6 +6,8 @@ import {
   InvalidParamsError,
   isObject,
   isTerminalStatus,
+  JSONRPC_VERSION,
+  type JSONRPCRequest,
   McpError,
   MethodNotFoundError,
   MissingRequiredClientCapabilityError,
@@ -27,7 +29,7 @@ import type { InflightWork } from '../server/inflight-work';
 import type { ServerSession } from '../server/server-session';
 import { MemoryTaskStore } from './memory-task-store';
 import { resolveTaskSettings, type TaskSettings, type TasksOptions } from './task-options';
-import { TaskRun, type TaskRunHost, taskSession } from './task-run';
+import { type SessionPeer, TaskRun, type TaskRunHost, taskSession } from './task-run';
 import type { StoredTask, TaskChange, TaskError, TaskStore } from './task-store';
 import { detailedTask, extensionTask, sessionTask } from './task-wire';
 
@@ -65,9 +67,11 @@ export class TaskService implements TaskRunHost {
   private readonly nodeId: string;
   private readonly logger: Logger;
   private readonly inflight: InflightWork;
-  private readonly runs = new Map<string, { readonly run: TaskRun; readonly session: ContextSession }>();
+  private readonly runs = new Map<
+    string,
+    { readonly run: TaskRun; readonly session: ContextSession; readonly release?: () => void }
+  >();
   private readonly resultWaiters = new Map<string, ResultWaiter[]>();
-  private readonly sideListeners = new Map<string, Set<() => void>>();
   private leaseTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -238,7 +242,6 @@ export class TaskService implements TaskRunHost {
     const list = this.resultWaiters.get(task.taskId) ?? [];
     list.push(waiter);
     this.resultWaiters.set(task.taskId, list);
-    for (const wake of this.sideListeners.get(task.taskId) ?? []) wake();
     try {
       return await new Promise<StoredTask>((resolve, reject) => {
         let timer: NodeJS.Timeout | undefined;
@@ -249,9 +252,11 @@ export class TaskService implements TaskRunHost {
           if (result instanceof Error) reject(result);
           else resolve(result);
         };
+        const carried = new Set<string>();
         const check = (stored: StoredTask | undefined) => {
           if (!stored) done(new InvalidParamsError(`Invalid params: task ${task.taskId} expired`));
           else if (isTerminalStatus(stored.status)) done(stored);
+          else if (stored.era === 'session' && stored.inputRequests) this.carry(stored, waiter, carried);
         };
         const onAbort = () => done(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
         const stop = this.store.watch(task.taskId, check);
@@ -266,6 +271,23 @@ export class TaskService implements TaskRunHost {
       const remaining = (this.resultWaiters.get(task.taskId) ?? []).filter((w) => w !== waiter);
       if (remaining.length > 0) this.resultWaiters.set(task.taskId, remaining);
       else this.resultWaiters.delete(task.taskId);
+    }
+  }
+
+  /**
+   * Sends the requests a session-era task parked in the store (see `TaskRun`) on the stream of
+   * the waiting `tasks/result`, each once per waiter, with the id the running node awaits the
+   * answer under; the answer reaches that node however the client posts it.
+   */
+  private carry(task: StoredTask, waiter: ResultWaiter, carried: Set<string>): void {
+    const peer = (waiter.session as Partial<ServerSession>).peer;
+    for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
+      if (carried.has(key) || !peer) continue;
+      carried.add(key);
+      const message = { jsonrpc: JSONRPC_VERSION, id: JSON.parse(key) as RequestId, ...request } as JSONRPCRequest;
+      peer.forward(message, waiter.id).catch((error: Error) =>
+        this.logger.warn(`A request of task ${task.taskId} could not be sent to its client:`, error),
+      );
     }
   }
 
@@ -319,7 +341,7 @@ export class TaskService implements TaskRunHost {
     this.leaseTimer = undefined;
     const message = 'The server shut down before the task finished';
     await Promise.all(
-      [...this.runs.values()].map(async ({ run }) => {
+      [...this.runs.values()].map(async ({ run, release }) => {
         try {
           await this.change(run.taskId, {
             status: 'failed',
@@ -331,6 +353,7 @@ export class TaskService implements TaskRunHost {
         }
         run.abort(message);
         run.finish();
+        release?.();
       }),
     );
     this.runs.clear();
@@ -450,12 +473,14 @@ export class TaskService implements TaskRunHost {
     session: ContextSession,
   ): { readonly run: TaskRun; readonly callSession: ContextSession } {
     const serverSession = session.era === 'stateless' ? undefined : (session as ServerSession);
-    const peer = serverSession && {
+    const peer: SessionPeer | undefined = serverSession && {
       channel: serverSession.peer,
-      side: (wait: boolean) => this.side(task.taskId, serverSession, wait),
+      viaStore: serverSession.routesByRequest,
+      side: () => this.resultWaiters.get(task.taskId)?.find((w) => w.session === serverSession)?.id,
     };
     const run = new TaskRun(this, task, inbound.request, peer);
-    this.runs.set(task.taskId, { run, session });
+    // A session-era task keeps its session from being closed as idle while it runs here.
+    this.runs.set(task.taskId, { run, session, release: serverSession?.hold?.() });
     const callSession = serverSession ?? taskSession(session, run);
     this.leaseTimer ??= setInterval(() => this.renew(), Math.max(Math.floor(this.settings.leaseMs / 3), 1));
     this.leaseTimer.unref();
@@ -512,6 +537,7 @@ export class TaskService implements TaskRunHost {
       );
     } finally {
       run.finish();
+      this.runs.get(taskId)?.release?.();
       this.runs.delete(taskId);
       if (this.runs.size === 0) {
         clearInterval(this.leaseTimer);
@@ -529,28 +555,6 @@ export class TaskService implements TaskRunHost {
       .catch((error) =>
         this.logger.warn(`The leases of ${ids.length} running task(s) could not be renewed:`, error),
       );
-  }
-
-  /**
-   * The request that carries a session-era task's messages to the client: a `tasks/result`
-   * waiting on the same connection. On HTTP a request to the client waits for one (`wait`):
-   * the client calls `tasks/result` once it sees `input_required`; elsewhere there is one stream.
-   */
-  private side(taskId: string, session: ServerSession, wait: boolean): Promise<RequestId | undefined> {
-    const current = (this.resultWaiters.get(taskId) ?? []).find((w) => w.session === session);
-    if (current || !wait || !session.routesByRequest) return Promise.resolve(current?.id);
-    return new Promise((resolve) => {
-      const listeners = this.sideListeners.get(taskId) ?? new Set();
-      this.sideListeners.set(taskId, listeners);
-      const wake = () => {
-        const found = (this.resultWaiters.get(taskId) ?? []).find((w) => w.session === session);
-        if (!found) return;
-        listeners.delete(wake);
-        if (listeners.size === 0) this.sideListeners.delete(taskId);
-        resolve(found.id);
-      };
-      listeners.add(wake);
-    });
   }
 }
 

@@ -89,6 +89,11 @@ export interface Connection {
   readonly behaviourVersion: string;
   /** A replica takes the state another node stored (level, subscriptions, readiness). */
   refresh?(record: SessionRecord): void;
+  /**
+   * True while work of the connection outlives its requests (a task running here): a
+   * transport that closes idle sessions keeps this one.
+   */
+  readonly busy: boolean;
   /** Ends the connection; in-flight handlers are aborted and their responses dropped. */
   close(): Promise<void>;
   /** Calls `listener` once when the connection closes. */
