@@ -285,7 +285,9 @@ export class Peer {
       this.limit?.update();
       this.startTimer(record);
       if (signal && abortListener) signal.addEventListener('abort', abortListener, { once: true });
-      const sent = options.deliver ? options.deliver(request) : this.transmit(request, options.relatedRequestId);
+      const sent = options.deliver
+        ? options.deliver(request)
+        : this.transmit(request, options.relatedRequestId);
       sent.catch((error: Error) => this.settle(record, undefined, error));
     });
   }

@@ -238,7 +238,9 @@ export class TaskRun {
       inputRequests: { ...this.outstanding },
     });
     if (!stored || isTerminalStatus(stored.status)) {
-      throw new Error(`Task ${this.taskId} ${stored ? `is ${stored.status}` : 'expired'}; nobody will answer`);
+      throw new Error(
+        `Task ${this.taskId} ${stored ? `is ${stored.status}` : 'expired'}; nobody will answer`,
+      );
     }
   }
 
@@ -246,7 +248,10 @@ export class TaskRun {
   private async answered(parked: boolean): Promise<void> {
     const rest = Object.keys(this.outstanding).length > 0 ? { ...this.outstanding } : null;
     if (this.asking === 0) {
-      await this.host.change(this.taskId, parked ? { status: 'working', inputRequests: null } : { status: 'working' });
+      await this.host.change(
+        this.taskId,
+        parked ? { status: 'working', inputRequests: null } : { status: 'working' },
+      );
     } else if (parked) {
       await this.host.change(this.taskId, { inputRequests: rest });
     }

@@ -284,10 +284,16 @@ export class TaskService implements TaskRunHost {
     for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
       if (carried.has(key) || !peer) continue;
       carried.add(key);
-      const message = { jsonrpc: JSONRPC_VERSION, id: JSON.parse(key) as RequestId, ...request } as JSONRPCRequest;
-      peer.forward(message, waiter.id).catch((error: Error) =>
-        this.logger.warn(`A request of task ${task.taskId} could not be sent to its client:`, error),
-      );
+      const message = {
+        jsonrpc: JSONRPC_VERSION,
+        id: JSON.parse(key) as RequestId,
+        ...request,
+      } as JSONRPCRequest;
+      peer
+        .forward(message, waiter.id)
+        .catch((error: Error) =>
+          this.logger.warn(`A request of task ${task.taskId} could not be sent to its client:`, error),
+        );
     }
   }
 
