@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { Logger } from '@gantry/core';
 import { ErrorCode } from '@gantry/protocol';
-import { type FastifyInstance, errorCodes as fastifyErrors } from 'fastify';
+import { type FastifyInstance, type FastifyRequest, errorCodes as fastifyErrors } from 'fastify';
 import { HttpError, sendError } from './errors';
+import { unsupportedVersionHeader } from './version-header';
 
 /**
  * JSON bodies: a parse failure is a JSON-RPC parse error (−32700) with HTTP 400. JSON-RPC
@@ -11,19 +12,25 @@ import { HttpError, sendError } from './errors';
  * session whatever it carries, so its body is never parsed.
  */
 export function registerBodyParsers(fastify: FastifyInstance, bodyLimit: number): void {
-  const parseFailure = (message: string) =>
-    new HttpError(400, ErrorCode.ParseError, `Parse error: ${message}`);
+  // A body that cannot be read under a version header we do not speak: the version is the
+  // problem to report (its −32022 names the versions to retry with), not the body.
+  const parseFailure = (request: FastifyRequest, message: string) => {
+    const version = unsupportedVersionHeader(request);
+    return version
+      ? new HttpError(400, version.code, version.message, version.data)
+      : new HttpError(400, ErrorCode.ParseError, `Parse error: ${message}`);
+  };
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit },
     (request, body, done) => {
       if (request.method === 'DELETE') return done(null, undefined);
       const bytes = body as Buffer;
-      if (!isUtf8(bytes)) return done(parseFailure('the body is not valid UTF-8'), undefined);
+      if (!isUtf8(bytes)) return done(parseFailure(request, 'the body is not valid UTF-8'), undefined);
       try {
         done(null, JSON.parse(bytes.toString('utf8')));
       } catch (error) {
-        done(parseFailure((error as Error).message), undefined);
+        done(parseFailure(request, (error as Error).message), undefined);
       }
     },
   );
@@ -44,7 +51,8 @@ export function registerBodyParsers(fastify: FastifyInstance, bodyLimit: number)
 /** Every failure as an HTTP error with a JSON-RPC error body; no stack traces in responses. */
 export function registerErrorHandler(fastify: FastifyInstance, bodyLimit: number, logger: Logger): void {
   fastify.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
-    if (error instanceof HttpError) return sendError(reply, error.statusCode, error.mcpCode, error.message);
+    if (error instanceof HttpError)
+      return sendError(reply, error.statusCode, error.mcpCode, error.message, null, error.data);
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendError(

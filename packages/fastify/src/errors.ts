@@ -35,6 +35,8 @@ export class HttpError extends Error {
     /** The JSON-RPC error code of the body. */
     readonly mcpCode: number,
     message: string,
+    /** The JSON-RPC error's `data`, if any. */
+    readonly data?: unknown,
   ) {
     super(message);
   }

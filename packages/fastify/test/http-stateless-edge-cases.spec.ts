@@ -49,6 +49,8 @@ describe('stateless-era HTTP edge cases', () => {
       headersFor(body, { 'mcp-protocol-version': '1900-01-01' }),
     );
     expect(response.statusCode).toBe(400);
+    // Answered under the request's id (the body was read: it names one).
+    expect(response.json().id).toBe(1);
     expect(response.json().error).toEqual({
       code: -32022,
       message:

@@ -1,13 +1,5 @@
 import type { ApiKeyAuth, ConnectionHost, ConnectionMode } from '@gantry/core';
-import {
-  type AuthInfo,
-  ErrorCode,
-  isStatelessVersion,
-  principalOf,
-  STATELESS_PROTOCOL_VERSIONS,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  unsupportedStatelessVersion,
-} from '@gantry/protocol';
+import { type AuthInfo, ErrorCode, isStatelessVersion, principalOf, type RequestId } from '@gantry/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, endpointUrls, InsufficientScopeError, insufficientScopeOutcome } from '../auth';
 import { ClusterSessions, ClusterUnavailableError } from '../cluster/cluster-sessions';
@@ -21,14 +13,9 @@ import { logSessionOf } from '../request-log';
 import { SessionStore } from '../session-store';
 import { StatelessExchanges } from '../stateless-exchange';
 import { httpTransport } from '../trace-headers';
+import { unsupportedVersionHeader } from '../version-header';
 
 /** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
-const HEADER_VERSIONS = new Set([
-  ...SUPPORTED_PROTOCOL_VERSIONS,
-  '2024-10-07',
-  ...STATELESS_PROTOCOL_VERSIONS,
-]);
-
 /** Answers an insufficient-scope error with an HTTP challenge; true when it did. */
 export type StepUp = (error: { message: string; data?: unknown }) => boolean;
 
@@ -112,20 +99,25 @@ export class EndpointContext {
   }
 
   /**
-   * The `onRequest` of the endpoint's routes. Authentication and the version header come
-   * before the body is read: an unauthenticated client cannot make the server parse anything.
+   * The `onRequest` of the endpoint's routes. Authentication comes before the body is read: an
+   * unauthenticated client cannot make the server parse anything. GET and DELETE have no body,
+   * so their version header is checked here too; a POST's once its body names the request id.
    */
   readonly gate = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await this.authenticated(request, reply))) return reply;
-    const version = header(request, 'mcp-protocol-version');
-    // Any version we do not speak: 400 with −32022 (MCP 2026-07-28, Basic › Versioning);
-    // session-era clients only need the 400. The error lists the stateless versions, which a
-    // client can simply retry with; the session era is reached through initialize instead.
-    if (version !== undefined && !HEADER_VERSIONS.has(version)) {
-      const error = unsupportedStatelessVersion(version, `MCP-Protocol-Version ${JSON.stringify(version)}`);
-      return sendError(reply, 400, error.code, error.message, null, error.data);
-    }
+    if (request.method !== 'POST' && this.refusedVersion(request, reply, null)) return reply;
   };
+
+  /**
+   * Any `MCP-Protocol-Version` we do not speak: 400 with −32022, answered under `id`
+   * (session-era clients only need the 400). False when the header is absent or spoken.
+   */
+  refusedVersion(request: FastifyRequest, reply: FastifyReply, id: RequestId | null): boolean {
+    const error = unsupportedVersionHeader(request);
+    if (!error) return false;
+    sendError(reply, 400, error.code, error.message, id, error.data);
+    return true;
+  }
 
   /** Opens a session-era HTTP session (`id` undefined: one that stands alone, stateless mode). */
   async openSession(

@@ -277,6 +277,13 @@ function routedElsewhere(
   return !local;
 }
 
+/** The id of a single JSON-RPC request (null for anything else), to answer an early error under. */
+function requestIdOf(body: unknown): RequestId | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /** `POST <path>`: every client message, of either era. */
 export function registerPost(fastify: FastifyInstance, context: EndpointContext): void {
   const { options } = context;
@@ -303,6 +310,7 @@ export function registerPost(fastify: FastifyInstance, context: EndpointContext)
       );
     }
     const body = request.body;
+    if (context.refusedVersion(request, reply, requestIdOf(body))) return reply;
     adoptTraceHeaders(body, request.headers);
     if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
       return postStateless(context, request, reply, body);
