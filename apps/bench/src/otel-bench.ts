@@ -3,7 +3,10 @@
 // SDK: the instrumentation bypassed), `api` (no SDK, the default: only @opentelemetry/api's
 // no-ops) and `sdk` (an SDK registered, every span sampled, exporters that drop). Each is
 // measured over Streamable HTTP at 16 requests in flight and over stdio pipelined, the three
-// taking turns in short slices as in the other sections, and compared with `off`.
+// taking turns in short slices as in the other sections, and compared with `off`. Beside them
+// the floors of those transports run without and with the least instrumentation semantic
+// conventions ask (servers/otel-floor.ts) under the same SDK: what the SDK costs a request
+// there is the SDK's own price, and Gantry's extra over it is Gantry's.
 import { join } from 'node:path';
 import { measurePipelined, rotate } from './driver';
 import { measureSlices } from './http-driver';
@@ -25,15 +28,25 @@ export interface OtelSchedule {
 
 type Measure = 'http16' | 'pipelined';
 
-/** Per measure and mode: one value per round. */
+/** The floors, without and with the SDK (servers/otel-floor.ts). */
+const FLOOR_VARIANTS = ['floor-off', 'floor-sdk'] as const;
+type Variant = OtelMode | (typeof FLOOR_VARIANTS)[number];
+const VARIANTS: readonly Variant[] = [...OTEL_MODES, ...FLOOR_VARIANTS];
+
+/** Per measure and variant: one value per round. */
 export interface OtelResults {
   date: string;
   settings: OtelSchedule;
   otherLoad: (number | null)[];
-  rounds: Record<Measure, Record<OtelMode, number[]>>;
-  median: Record<Measure, Record<OtelMode, number>>;
-  /** Per measure: `api` and `sdk` over `off`, of the medians and per round. */
-  ratios: Record<Measure, Record<'api' | 'sdk', { ratio: number; rounds: number[] }>>;
+  rounds: Record<Measure, Record<Variant, number[]>>;
+  median: Record<Measure, Record<Variant, number>>;
+  /** Per measure: `api` and `sdk` over `off`, and `floor-sdk` over `floor-off`, of the medians and per round. */
+  ratios: Record<Measure, Record<'api' | 'sdk' | 'floor', { ratio: number; rounds: number[] }>>;
+  /**
+   * Per measure: what the SDK adds to one request, in µs of the server's time (from the
+   * medians: 1/sdk − 1/off), in Gantry and in the floor; Gantry's own share is the difference.
+   */
+  sdkCostUs: Record<Measure, { gantry: number; floor: number }>;
 }
 
 /** At least this share of the baseline's throughput (issue 15). */
@@ -41,8 +54,17 @@ export const OTEL_TARGETS: Readonly<Record<'api' | 'sdk', number>> = { api: 0.98
 
 const HTTP_CONCURRENCY = 16;
 
-function emptyByMode(): Record<OtelMode, number[]> {
-  return { off: [], api: [], sdk: [] };
+function emptyByVariant(): Record<Variant, number[]> {
+  return { off: [], api: [], sdk: [], 'floor-off': [], 'floor-sdk': [] };
+}
+
+/** The Gantry server in `mode`, or the floor (`floor` script) in a floor variant. */
+function scriptOf(variant: Variant, gantry: string, floor: string): string {
+  return variant.startsWith('floor-') ? floor : gantry;
+}
+
+function modeOf(variant: Variant): OtelMode {
+  return variant === 'floor-off' ? 'off' : variant === 'floor-sdk' ? 'sdk' : variant;
 }
 
 async function measureHttp16(specs: readonly HttpServerSpec[], schedule: OtelSchedule) {
@@ -72,44 +94,53 @@ export async function runOtel(
   schedule: OtelSchedule,
   progress: (line: string) => void,
 ): Promise<OtelResults> {
-  const env = (mode: OtelMode) => ({ [OTEL_MODE_ENV]: mode });
-  const httpSpecs: HttpServerSpec[] = OTEL_MODES.map((mode) => ({
-    name: mode,
-    script: join(dist, 'servers', 'http', 'gantry.js'),
-    env: env(mode),
+  const env = (variant: Variant) => ({ [OTEL_MODE_ENV]: modeOf(variant) });
+  const servers = join(dist, 'servers');
+  const httpSpecs: HttpServerSpec[] = VARIANTS.map((variant) => ({
+    name: variant,
+    script: scriptOf(variant, join(servers, 'http', 'gantry.js'), join(servers, 'http', 'floor.js')),
+    env: env(variant),
   }));
-  const stdioSpecs: ServerSpec[] = OTEL_MODES.map((mode) => ({
-    name: mode,
-    script: join(dist, 'servers', 'gantry-echo.js'),
-    env: env(mode),
+  const stdioSpecs: ServerSpec[] = VARIANTS.map((variant) => ({
+    name: variant,
+    script: scriptOf(variant, join(servers, 'gantry-echo.js'), join(servers, 'floor-echo.js')),
+    env: env(variant),
   }));
-  const rounds = { http16: emptyByMode(), pipelined: emptyByMode() };
+  const rounds = { http16: emptyByVariant(), pipelined: emptyByVariant() };
   const otherLoad: (number | null)[] = [];
   for (let round = 0; round < schedule.rounds; round++) {
     progress(`observability round ${round + 1}/${schedule.rounds}`);
     const endLoadWindow = startLoadWindow();
-    for (const [mode, result] of await measureHttp16(rotate(httpSpecs, round), schedule)) {
-      rounds.http16[mode as OtelMode].push(result.requestsPerSecond);
-      progress(`  ${mode.padEnd(4)} HTTP c=16   ${Math.round(result.requestsPerSecond)} req/s`);
+    for (const [variant, result] of await measureHttp16(rotate(httpSpecs, round), schedule)) {
+      rounds.http16[variant as Variant].push(result.requestsPerSecond);
+      progress(`  ${variant.padEnd(9)} HTTP c=16   ${Math.round(result.requestsPerSecond)} req/s`);
     }
-    for (const [mode, rate] of await measurePipelined(rotate(stdioSpecs, round), schedule)) {
-      rounds.pipelined[mode as OtelMode].push(rate);
-      progress(`  ${mode.padEnd(4)} stdio piped ${Math.round(rate)} msg/s`);
+    for (const [variant, rate] of await measurePipelined(rotate(stdioSpecs, round), schedule)) {
+      rounds.pipelined[variant as Variant].push(rate);
+      progress(`  ${variant.padEnd(9)} stdio piped ${Math.round(rate)} msg/s`);
     }
     const load = endLoadWindow();
     otherLoad.push(load);
     if (load !== null)
       progress(`  other processes used ${(load * 100).toFixed(1)}% of the CPUs during the round`);
   }
-  const medianOf = (byMode: Record<OtelMode, number[]>) =>
-    Object.fromEntries(OTEL_MODES.map((mode) => [mode, median(byMode[mode])])) as Record<OtelMode, number>;
+  const medianOf = (byVariant: Record<Variant, number[]>) =>
+    Object.fromEntries(VARIANTS.map((variant) => [variant, median(byVariant[variant])])) as Record<
+      Variant,
+      number
+    >;
   const ratiosOf = (measure: Measure) => {
-    const byMode = rounds[measure];
-    const of = (mode: 'api' | 'sdk') => ({
-      ratio: median(byMode[mode]) / median(byMode.off),
-      rounds: byMode[mode].map((value, i) => value / byMode.off[i]),
+    const byVariant = rounds[measure];
+    const of = (variant: Variant, base: Variant) => ({
+      ratio: median(byVariant[variant]) / median(byVariant[base]),
+      rounds: byVariant[variant].map((value, i) => value / byVariant[base][i]),
     });
-    return { api: of('api'), sdk: of('sdk') };
+    return { api: of('api', 'off'), sdk: of('sdk', 'off'), floor: of('floor-sdk', 'floor-off') };
+  };
+  const costOf = (measure: Measure) => {
+    const m = medianOf(rounds[measure]);
+    const added = (withSdk: number, without: number) => 1e6 / withSdk - 1e6 / without;
+    return { gantry: added(m.sdk, m.off), floor: added(m['floor-sdk'], m['floor-off']) };
   };
   return {
     date: new Date().toISOString(),
@@ -118,6 +149,7 @@ export async function runOtel(
     rounds,
     median: { http16: medianOf(rounds.http16), pipelined: medianOf(rounds.pipelined) },
     ratios: { http16: ratiosOf('http16'), pipelined: ratiosOf('pipelined') },
+    sdkCostUs: { http16: costOf('http16'), pipelined: costOf('pipelined') },
   };
 }
 
@@ -126,32 +158,44 @@ const MEASURE_LABELS: Record<Measure, string> = {
   pipelined: 'stdio pipelined (msg/s)',
 };
 
-const MODE_LABELS: Record<OtelMode, string> = {
+const VARIANT_LABELS: Record<Variant, string> = {
   off: 'off (telemetry.enabled false, no SDK)',
   api: 'API only (no SDK, the default)',
   sdk: 'SDK, dropping exporters',
+  'floor-off': 'floor, no SDK',
+  'floor-sdk': 'floor, least instrumentation, same SDK',
 };
 
 export function renderOtelReport(results: OtelResults): string {
   const measures: Measure[] = ['http16', 'pipelined'];
   const rows = [['', ...measures.map((measure) => MEASURE_LABELS[measure])]];
-  for (const mode of OTEL_MODES) {
+  for (const variant of VARIANTS) {
     rows.push([
-      MODE_LABELS[mode],
-      ...measures.map((measure) => formatNumber(results.median[measure][mode], 0)),
+      VARIANT_LABELS[variant],
+      ...measures.map((measure) => formatNumber(results.median[measure][variant], 0)),
     ]);
   }
+  const ratioCell = (measure: Measure, which: 'api' | 'sdk' | 'floor') => {
+    const { ratio, rounds } = results.ratios[measure][which];
+    return `${formatNumber(ratio, 3)} [${formatNumber(Math.min(...rounds), 2)}–${formatNumber(Math.max(...rounds), 2)}]`;
+  };
   for (const mode of ['api', 'sdk'] as const) {
     rows.push([
       `${mode} ÷ off (target ≥ ${OTEL_TARGETS[mode]}×)`,
       ...measures.map((measure) => {
-        const { ratio, rounds } = results.ratios[measure][mode];
-        const verdict = ratio >= OTEL_TARGETS[mode] ? 'met' : 'MISSED';
-        const range = `${formatNumber(Math.min(...rounds), 2)}–${formatNumber(Math.max(...rounds), 2)}`;
-        return `${formatNumber(ratio, 3)} [${range}] ${verdict}`;
+        const verdict = results.ratios[measure][mode].ratio >= OTEL_TARGETS[mode] ? 'met' : 'MISSED';
+        return `${ratioCell(measure, mode)} ${verdict}`;
       }),
     ]);
   }
+  rows.push(['floor with SDK ÷ floor', ...measures.map((measure) => ratioCell(measure, 'floor'))]);
+  rows.push([
+    'µs the SDK adds per request: Gantry / floor',
+    ...measures.map((measure) => {
+      const { gantry, floor } = results.sdkCostUs[measure];
+      return `${formatNumber(gantry, 1)} / ${formatNumber(floor, 1)}`;
+    }),
+  ]);
   return [
     'Observability: OpenTelemetry off, API only and SDK (Gantry echo server; medians of the rounds)',
     '',
