@@ -82,6 +82,33 @@ function runCli(args, cli = CLI) {
 }
 
 /**
+ * Starts `node apps/conformance/dist/main.js` with `args` (a free port is added) and resolves
+ * with the child and the URL it serves once it printed it.
+ */
+function startFixture(args = []) {
+  const main = join(ROOT, 'apps', 'conformance', 'dist', 'main.js');
+  const server = spawn(process.execPath, [main, ...args, '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(
+      () => reject(new Error(`the conformance server did not start: ${stderr}`)),
+      15_000,
+    );
+    server.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const url = /on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ server, url });
+      }
+    });
+    server.on('exit', (code) => reject(new Error(`the conformance server exited with ${code}: ${stderr}`)));
+  });
+}
+
+/**
  * A pinned pre-release of the CLI, in .conformance/preview/ (Node 22 from .conformance/): its
  * `install()` and `runCli(args)`.
  */
@@ -104,6 +131,7 @@ function preview(version) {
 
 module.exports = {
   preview,
+  startFixture,
   ROOT,
   DIR,
   NODE22,

@@ -5,10 +5,9 @@
 // is skipped upstream in that release (its one check is SKIPPED) and counts as passed when the
 // CLI exits 0 and nothing in it failed.
 
-const { spawn } = require('node:child_process');
 const { mkdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
-const { checksOf, DIR, preview, ROOT, SCENARIO_TIMEOUT_MS } = require('./conformance-cli');
+const { checksOf, DIR, preview, SCENARIO_TIMEOUT_MS, startFixture } = require('./conformance-cli');
 
 const CLI = preview('0.2.0-alpha.12');
 
@@ -27,29 +26,9 @@ const SCENARIOS = [
 /** Scenarios of that release whose checks are all skipped upstream. */
 const WITHOUT_CHECKS = new Set(['tasks-status-notifications']);
 
-function startServer() {
-  const main = join(ROOT, 'apps', 'conformance', 'dist', 'main.js');
-  const server = spawn(process.execPath, [main, '--tasks', '--port', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`the tasks fixture did not start: ${stderr}`)), 15_000);
-    server.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const url = /on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ server, url });
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`the tasks fixture exited with ${code}: ${stderr}`)));
-  });
-}
-
 (async () => {
   CLI.install();
-  const { server, url } = await startServer();
+  const { server, url } = await startFixture(['--tasks']);
   const outDir = join(DIR, 'results-tasks');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });

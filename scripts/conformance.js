@@ -2,7 +2,6 @@
 // server scenarios) against apps/conformance over Streamable HTTP, and fails on any FAILURE or
 // WARNING check. The CLI and the Node 22 it needs come from scripts/conformance-cli.js.
 
-const { spawn } = require('node:child_process');
 const { mkdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 const {
@@ -10,36 +9,10 @@ const {
   DIR,
   install,
   listScenarios,
-  ROOT,
   runCli,
   SCENARIO_TIMEOUT_MS,
+  startFixture,
 } = require('./conformance-cli');
-
-function startServer() {
-  const server = spawn(
-    process.execPath,
-    [join(ROOT, 'apps', 'conformance', 'dist', 'main.js'), '--port', '0'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the conformance server did not start: ${stderr}`)),
-      15_000,
-    );
-    server.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const url = /on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ server, url });
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`the conformance server exited with ${code}: ${stderr}`)));
-  });
-}
 
 function runScenario(name, url, outDir) {
   return runCli(['server', '--url', url, '--scenario', name, '-o', outDir]);
@@ -48,7 +21,7 @@ function runScenario(name, url, outDir) {
 (async () => {
   install();
   const names = listScenarios().server;
-  const { server, url } = await startServer();
+  const { server, url } = await startFixture();
   const outDir = join(DIR, 'results');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });

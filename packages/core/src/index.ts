@@ -160,6 +160,7 @@ export { collectHeaderParams, type HeaderParam } from './stateless/mcp-header';
 export { applyChange, MemoryTaskStore } from './tasks/memory-task-store';
 export type { TasksOptions } from './tasks/task-options';
 export type { StoredTask, TaskChange, TaskError, TaskPage, TaskStore } from './tasks/task-store';
+export { type TaskListener, TaskWatchers } from './tasks/task-watchers';
 export { withTraceContext } from './telemetry/propagation';
 export { TELEMETRY_SCOPE } from './telemetry/telemetry';
 export type { TelemetryOptions } from './telemetry/telemetry-options';

@@ -1,4 +1,11 @@
-import { applyChange, type StoredTask, type TaskChange, type TaskPage, type TaskStore } from '@gantry/core';
+import {
+  applyChange,
+  type StoredTask,
+  type TaskChange,
+  type TaskPage,
+  type TaskStore,
+  TaskWatchers,
+} from '@gantry/core';
 import { isTerminalStatus } from '@gantry/protocol';
 import { Redis } from 'ioredis';
 import { ChannelHub } from './channel-hub';
@@ -62,7 +69,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly channel: string;
   private readonly scripts: Record<keyof typeof SCRIPTS, Script>;
   private readonly hub: ChannelHub;
-  private readonly watchers = new Map<string, Set<(task: StoredTask | undefined) => void>>();
+  private readonly watchers = new TaskWatchers();
   private subscribed?: Promise<unknown>;
   private readonly onChange = (taskId: string): void => this.notify(taskId);
 
@@ -107,7 +114,7 @@ export class RedisTaskStore implements TaskStore {
     this.scripts = scripts;
     // After a reconnection, notices sent meanwhile are lost: every watched task is read again.
     this.subscriber.on('ready', () => {
-      if (this.subscribed) for (const taskId of this.watchers.keys()) this.notify(taskId);
+      if (this.subscribed) for (const taskId of this.watchers.ids()) this.notify(taskId);
     });
   }
 
@@ -227,16 +234,7 @@ export class RedisTaskStore implements TaskStore {
       throw error;
     });
     this.subscribed.catch(() => undefined);
-    let set = this.watchers.get(taskId);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(taskId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.watchers.get(taskId) === set) this.watchers.delete(taskId);
-    };
+    return this.watchers.add(taskId, listener);
   }
 
   /** Resolves once change notices are being received (the first `watch` subscribes). */
@@ -282,12 +280,9 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private notify(taskId: string): void {
-    const set = this.watchers.get(taskId);
-    if (!set) return;
+    if (!this.watchers.has(taskId)) return;
     this.get(taskId).then(
-      (task) => {
-        for (const listener of [...set]) listener(task);
-      },
+      (task) => this.watchers.tell(taskId, task),
       () => undefined,
     );
   }

@@ -1,5 +1,6 @@
 import { isTerminalStatus } from '@gantry/protocol';
 import type { StoredTask, TaskChange, TaskPage, TaskStore } from './task-store';
+import { type TaskListener, TaskWatchers } from './task-watchers';
 
 /** How often expired tasks are swept (they are also dropped when read). */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -10,7 +11,7 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 export class MemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
-  private readonly watchers = new Map<string, Set<(task: StoredTask | undefined) => void>>();
+  private readonly watchers = new TaskWatchers();
   private sweeper?: NodeJS.Timeout;
 
   /**
@@ -106,17 +107,8 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve(more ? { tasks, nextCursor: tasks[tasks.length - 1]?.taskId } : { tasks });
   }
 
-  watch(taskId: string, listener: (task: StoredTask | undefined) => void): () => void {
-    let set = this.watchers.get(taskId);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(taskId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.watchers.get(taskId) === set) this.watchers.delete(taskId);
-    };
+  watch(taskId: string, listener: TaskListener): () => void {
+    return this.watchers.add(taskId, listener);
   }
 
   close(): Promise<void> {
@@ -127,8 +119,7 @@ export class MemoryTaskStore implements TaskStore {
 
   private put(task: StoredTask): StoredTask {
     this.tasks.set(task.taskId, task);
-    const set = this.watchers.get(task.taskId);
-    if (set) for (const listener of [...set]) listener(task);
+    this.watchers.tell(task.taskId, task);
     return task;
   }
 
@@ -146,8 +137,7 @@ export class MemoryTaskStore implements TaskStore {
 
   private drop(taskId: string): void {
     this.tasks.delete(taskId);
-    const set = this.watchers.get(taskId);
-    if (set) for (const listener of [...set]) listener(undefined);
+    this.watchers.tell(taskId, undefined);
   }
 
   /** Drops expired tasks, else the oldest finished one; false when every task still runs. */
