@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { NOTES_TOOLS } from './support/notes-processes';
 
 const MAIN = resolve(__dirname, '../dist/main.js');
 
@@ -41,15 +42,7 @@ describe('apps/notes over HTTP (--http --port 0)', () => {
   it('prints how to connect, and serves the official SDK client', async () => {
     const client = new Client({ name: 'notes-http', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
-      'create_note',
-      'get_note',
-      'search_notes',
-      'move_note',
-      'delete_note',
-      'export_notes',
-      'import_notes',
-    ]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(NOTES_TOOLS);
     const created = await client.callTool({
       name: 'create_note',
       arguments: { title: 'Over HTTP', body: 'it works' },

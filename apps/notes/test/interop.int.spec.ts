@@ -5,6 +5,7 @@ import { Client as GantryClient, StdioClientTransport as GantryStdioTransport } 
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { NOTES_TOOLS } from './support/notes-processes';
 
 // `npm test` builds before Jest runs, so the example server is exercised as users run it.
 const MAIN = resolve(__dirname, '../dist/main.js');
@@ -45,15 +46,7 @@ describe('the official SDK client against apps/notes over stdio', () => {
       );
 
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual([
-        'create_note',
-        'get_note',
-        'search_notes',
-        'move_note',
-        'delete_note',
-        'export_notes',
-        'import_notes',
-      ]);
+      expect(tools.map((t) => t.name)).toEqual(NOTES_TOOLS);
       const search = tools.find((t) => t.name === 'search_notes')!;
       expect(search.inputSchema.required).toEqual(['query']);
       expect(search.annotations).toEqual({ readOnlyHint: true });
@@ -110,15 +103,7 @@ describe("Gantry's own client against apps/notes over stdio", () => {
     try {
       expect(client.serverInfo).toEqual({ name: 'gantry-notes', title: 'Gantry Notes', version: '0.1.0' });
       const tools = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual([
-        'create_note',
-        'get_note',
-        'search_notes',
-        'move_note',
-        'delete_note',
-        'export_notes',
-        'import_notes',
-      ]);
+      expect(tools.map((t) => t.name)).toEqual(NOTES_TOOLS);
 
       const id = /([0-9a-f]{8})/.exec(
         text(await client.callTool('create_note', { title: 'A', body: 'alpha beta', tags: ['x'] })),

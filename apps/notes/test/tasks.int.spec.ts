@@ -4,9 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, type Era, StdioClientTransport } from '@gantry/client';
+import type { Client, Era } from '@gantry/client';
 import { RequestCancelledError } from '@gantry/protocol';
-import { createNote, NOTES_MAIN, resultText } from './support/notes-processes';
+import { createNote, resultText, startNotesProcess } from './support/notes-processes';
 
 const dirs: string[] = [];
 const clients: Client[] = [];
@@ -22,23 +22,16 @@ async function notes(
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-notes-tasks-'));
   dirs.push(dir);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [NOTES_MAIN],
-    env: { ...process.env, NOTES_DIR: dir },
-    stderr: 'pipe',
-  });
-  transport.stderr?.resume();
-  const client = new Client(
-    { name: 'notes-tasks', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } } },
-  );
   const asked: string[] = [];
-  client.setRequestHandler('elicitation/create', (params) => {
-    asked.push(String(params.message));
-    return confirm();
+  const { client } = await startNotesProcess(dir, {
+    era,
+    capabilities: { elicitation: { form: {} } },
+    prepare: (client) =>
+      client.setRequestHandler('elicitation/create', (params) => {
+        asked.push(String(params.message));
+        return confirm();
+      }),
   });
-  await client.connect(transport, { era });
   clients.push(client);
   return { client, asked };
 }

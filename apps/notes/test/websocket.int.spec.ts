@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Client, WebSocketClientTransport } from '@gantry/client';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { NOTES_TOOLS } from './support/notes-processes';
 
 const MAIN = resolve(__dirname, '../dist/main.js');
 
@@ -38,23 +39,13 @@ async function start(args: string[], patterns: RegExp[]) {
   };
 }
 
-const TOOLS = [
-  'create_note',
-  'get_note',
-  'search_notes',
-  'move_note',
-  'delete_note',
-  'export_notes',
-  'import_notes',
-];
-
 describe('apps/notes over WebSocket', () => {
   it('--ws --port 0 serves ws://127.0.0.1:<port>/mcp to the Gantry client', async () => {
     const notes = await start(['--ws', '--port', '0'], [/serving MCP on (ws:\/\/127\.0\.0\.1:\d+\/mcp) /]);
     const client = new Client({ name: 'notes-ws', version: '1.0.0' });
     try {
       await client.connect(new WebSocketClientTransport({ url: notes.urls[0] }));
-      expect((await client.listTools()).map((tool) => tool.name)).toEqual(TOOLS);
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual(NOTES_TOOLS);
       const created = await client.callTool('create_note', {
         title: 'Over a socket',
         body: 'one frame each',

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, type Era, StdioClientTransport } from '@gantry/client';
+import type { ClientCapabilities } from '@gantry/protocol';
 
 /** The built notes server; tests that use it need `npx tsc -b` first. */
 export const NOTES_MAIN = resolve(__dirname, '../../dist/main.js');
@@ -16,8 +17,25 @@ export interface NotesProcess {
   close(): Promise<void>;
 }
 
-/** Spawns `node apps/notes/dist/main.js` with `NOTES_DIR=dir` and connects a Gantry client. */
-export async function startNotesProcess(dir: string, options: { era?: Era } = {}): Promise<NotesProcess> {
+/** The notes app's tools, in the order tools/list answers them. */
+export const NOTES_TOOLS = [
+  'create_note',
+  'get_note',
+  'search_notes',
+  'move_note',
+  'delete_note',
+  'export_notes',
+  'import_notes',
+];
+
+/**
+ * Spawns `node apps/notes/dist/main.js` with `NOTES_DIR=dir` and connects a Gantry client;
+ * `prepare` sets the client up (its request handlers) before it connects.
+ */
+export async function startNotesProcess(
+  dir: string,
+  options: { era?: Era; capabilities?: ClientCapabilities; prepare?: (client: Client) => void } = {},
+): Promise<NotesProcess> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [NOTES_MAIN],
@@ -26,7 +44,11 @@ export async function startNotesProcess(dir: string, options: { era?: Era } = {}
   });
   // Drained so a chatty child never blocks on a full stderr pipe.
   transport.stderr?.resume();
-  const client = new Client({ name: 'notes-processes', version: '1.0.0' });
+  const client = new Client(
+    { name: 'notes-processes', version: '1.0.0' },
+    options.capabilities ? { capabilities: options.capabilities } : {},
+  );
+  options.prepare?.(client);
   await client.connect(transport, { era: options.era ?? 'session' });
   return { client, transport, close: () => client.close() };
 }
