@@ -105,6 +105,20 @@ describe('header values', () => {
       expect(decodeHeaderValue(encodeHeaderValue(value))).toBe(value);
     }
   });
+
+  test('a wrapped value that is not canonical padded Base64 decodes to nothing (SEP-2243 test cases)', () => {
+    expect(decodeHeaderValue('=?base64?SGVsbG8=?=')).toBe('Hello');
+    for (const bad of [
+      '=?base64?SGVsbG8?=',
+      '=?base64?SGVs!!!bG8=?=',
+      '=?base64?SGVsbG9=?=',
+      '=?base64?abc?=',
+    ]) {
+      expect(decodeHeaderValue(bad)).toBeUndefined();
+    }
+    // Without both ends of the wrapper a value is literal.
+    expect(decodeHeaderValue('=?base64?SGVsbG8=')).toBe('=?base64?SGVsbG8=');
+  });
 });
 
 describe('isStatelessRequest', () => {

@@ -157,7 +157,9 @@ export function statelessRequestProblem(
     const raw = header(request, 'mcp-name');
     if (raw === undefined) return mismatch(`the Mcp-Name header is required for ${message.method}`);
     if (!HEADER_TEXT.test(raw)) return mismatch('Mcp-Name has characters a header value may not carry');
-    if (!sameValue(decodeHeaderValue(raw), named.value)) {
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return mismatch('Mcp-Name is not valid Base64 inside =?base64?…?=');
+    if (!sameValue(decoded, named.value)) {
       return mismatch(`Mcp-Name does not match ${named.field}`);
     }
   }
@@ -182,7 +184,10 @@ export function statelessRequestProblem(
         return mismatch(
           `Mcp-Param-${param.name} was sent but the argument '${param.path.join('.')}' has no value`,
         );
-      if (!sameValue(decodeHeaderValue(raw), value)) {
+      const decoded = decodeHeaderValue(raw);
+      if (decoded === undefined)
+        return mismatch(`Mcp-Param-${param.name} is not valid Base64 inside =?base64?…?=`);
+      if (!sameValue(decoded, value)) {
         return mismatch(`Mcp-Param-${param.name} does not match the argument '${param.path.join('.')}'`);
       }
     }

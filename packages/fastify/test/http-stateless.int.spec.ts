@@ -429,6 +429,19 @@ describe('stateless-era POST checks (fastify.inject)', () => {
         "Mcp-Param-Region does not match the argument 'region'",
       ],
       [
+        // SEP-2243's test cases: Buffer.from would decode both to "Hello".
+        'Mcp-Param-Region in base64 without its padding',
+        { region: 'Hello' },
+        { 'mcp-param-region': '=?base64?SGVsbG8?=' },
+        'Mcp-Param-Region is not valid Base64 inside =?base64?…?=',
+      ],
+      [
+        'Mcp-Param-Region in base64 with characters outside the alphabet',
+        { region: 'Hello' },
+        { 'mcp-param-region': '=?base64?SGVs!!!bG8=?=' },
+        'Mcp-Param-Region is not valid Base64 inside =?base64?…?=',
+      ],
+      [
         'Mcp-Param-Region with raw non-ASCII',
         { region: 'Ελλάδα' },
         { 'mcp-param-region': 'Ã©' },

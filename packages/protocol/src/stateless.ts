@@ -121,7 +121,8 @@ export function isStatelessRequest(request: Pick<JSONRPCRequest, 'method' | 'par
   return meta !== undefined && meta !== null && typeof meta === 'object' && MetaKey.ProtocolVersion in meta;
 }
 
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+/** `=?base64?…?=`: whatever it wraps, a value of this form is meant as Base64 (2026-07-28 streamable HTTP). */
+const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 
 /**
  * Encodes a value for an `Mcp-Name` / `Mcp-Param-*` header: as is when it is plain visible
@@ -133,8 +134,15 @@ export function encodeHeaderValue(value: string | number | boolean): string {
   return plain ? text : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 }
 
-/** Decodes an `=?base64?…?=` header value; plain values are returned as they are. */
-export function decodeHeaderValue(value: string): string {
+/**
+ * Decodes an `=?base64?…?=` header value; plain values are returned as they are. Undefined when
+ * the wrapped text is not canonical padded Base64 (RFC 4648 §4): SEP-2243's test cases refuse
+ * missing padding and characters outside the alphabet, which `Buffer.from` would skip silently.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
   const match = SENTINEL.exec(value);
-  return match ? Buffer.from(match[1], 'base64').toString('utf8') : value;
+  if (!match) return value;
+  const bytes = Buffer.from(match[1], 'base64');
+  // Re-encoding gives the input back only when it was canonical: whole quanta, padded, no stray characters.
+  return bytes.toString('base64') === match[1] ? bytes.toString('utf8') : undefined;
 }
