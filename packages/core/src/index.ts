@@ -39,6 +39,7 @@ export {
   type ContextResources,
   McpContext,
   type ProtocolEra,
+  type SampleOptions,
   type SessionInfo,
   type TraceContext,
 } from './context/mcp-context';

@@ -35,6 +35,17 @@ export interface SessionInfo {
 /** The requests a server sends its client through a `ClientChannel` (roots have their own). */
 export type ClientRequestMethod = typeof Method.ElicitationCreate | typeof Method.SamplingCreateMessage;
 
+/** Options of one request to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.roots()`, `ctx.elicitUrl()`). */
+export interface ClientRequestOptions {
+  /** Time the client has to answer (session era); default the server's request timeout. */
+  timeoutMs?: number;
+  /**
+   * The key of this input request in a stateless-era `input_required` result (checked with
+   * `checkInputKey`); Gantry makes one when it is absent. Sessions and tasks do not use it.
+   */
+  key?: string;
+}
+
 /**
  * How one call talks back to its client: server→client requests (sampling, elicitation), the
  * client's roots, and the error for a capability the call cannot ask for. Each era has its own:
@@ -48,12 +59,12 @@ export interface ClientChannel {
   request<T extends Result>(
     method: ClientRequestMethod,
     params: Record<string, unknown>,
-    options?: { timeoutMs?: number },
+    options?: ClientRequestOptions,
   ): Promise<T>;
   /** The error for needing `capabilities` the client did not declare (stateless era: also answered with −32021). */
   missing(capabilities: ClientCapabilities, message: string): Error;
-  /** The client's roots (`roots/list`). */
-  roots(): Promise<Root[]>;
+  /** The client's roots (`roots/list`); `key` as for `request`. */
+  roots(options?: { key?: string }): Promise<Root[]>;
 }
 
 /**

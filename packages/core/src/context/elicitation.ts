@@ -22,6 +22,14 @@ import type { ClientChannel, SessionInfo } from './context-session';
 export interface ElicitOptions {
   /** Time the user has to answer; default the server's request timeout. */
   timeoutMs?: number;
+  /**
+   * The key of this question in a 2026-07-28 `input_required` result (`inputRequests`), for
+   * clients that answer named questions; default one Gantry makes (`elicitation-1`). A
+   * non-empty string, not of the form Gantry's own keys take (`elicitation-N`, `sampling-N`,
+   * `roots-N`, `url-…`), and unique among the input requests of one round (else the call fails
+   * with −32603 naming the key). Sessions and tasks make their own requests and ignore it.
+   */
+  key?: string;
 }
 
 /** The user's answer to a form: the validated DTO on `accept`. */
@@ -135,7 +143,7 @@ export async function elicitUrl(
   session: SessionInfo,
   url: string,
   message: string,
-  options: { elicitationId?: string; timeoutMs?: number },
+  options: { elicitationId?: string; timeoutMs?: number; key?: string },
 ): Promise<UrlElicitOutcome> {
   if (!session.clientCapabilities.elicitation?.url) {
     throw client.missing(
@@ -152,7 +160,7 @@ export async function elicitUrl(
   const result = await client.request<ElicitResult>(
     Method.ElicitationCreate,
     { mode: 'url', message, url, elicitationId },
-    { timeoutMs: options.timeoutMs },
+    { timeoutMs: options.timeoutMs, key: options.key },
   );
   checkAction(result);
   return { action: result.action, elicitationId };

@@ -16,6 +16,7 @@ import {
   versionAtLeast,
 } from '@gantry/protocol';
 import { ClientExtensions } from '../extensions/client-extensions';
+import { checkInputKey } from '../stateless/input-key';
 import type { ClientChannel, ContextSession, ProtocolEra, SessionInfo } from './context-session';
 import {
   type ElicitOptions,
@@ -27,6 +28,17 @@ import {
 import { isLoggingLevel, LOG_LEVELS } from './log-levels';
 
 export type { ProtocolEra, SessionInfo } from './context-session';
+
+/** Options of `ctx.sample()`. */
+export interface SampleOptions {
+  /** Time the client has to answer; default the server's request timeout. */
+  timeoutMs?: number;
+  /**
+   * The key of this request in a 2026-07-28 `input_required` result; default one Gantry makes
+   * (`sampling-1`). The rules of `ElicitOptions.key` apply.
+   */
+  key?: string;
+}
 
 /** How a deferred task call turns into a task (see `McpContext.runAsTask`). */
 export type TaskEscalation = () => Promise<{
@@ -221,11 +233,10 @@ export class McpContext {
   /**
    * Asks the client to sample its model (`sampling/createMessage`). Needs the client's
    * `sampling` capability (and `sampling.tools` to pass `tools`); cancelled with the request.
+   * `key` names the request in a 2026-07-28 `input_required` result, as for `ctx.elicit()`.
    */
-  sample(
-    params: CreateMessageRequestParams,
-    options: { timeoutMs?: number } = {},
-  ): Promise<CreateMessageResult> {
+  sample(params: CreateMessageRequestParams, options: SampleOptions = {}): Promise<CreateMessageResult> {
+    checkInputKey(options.key, 'ctx.sample()');
     const client = this.client;
     const unavailable = this.unavailable(client, 'ctx.sample()');
     if (unavailable) return Promise.reject(unavailable);
@@ -256,11 +267,13 @@ export class McpContext {
   /**
    * Asks the user for structured input with a form (`elicitation/create`, form mode). The form
    * comes from a DTO class (or a restricted JSON Schema); an accepted answer is validated and
-   * transformed into the DTO.
+   * transformed into the DTO. In the 2026-07-28 era the question is an input request of the
+   * call's `input_required` result, under `options.key` when given (see `ElicitOptions.key`;
+   * a malformed key throws a `TypeError` in either era).
    *
    * @example
    * ```ts
-   * const answer = await ctx.elicit(Confirm, 'Delete all notes?');
+   * const answer = await ctx.elicit(Confirm, 'Delete all notes?', { key: 'confirm_delete' });
    * if (answer.action === 'accept' && answer.content.confirm) { ... }
    * ```
    */
@@ -269,6 +282,7 @@ export class McpContext {
     message: string,
     options: ElicitOptions = {},
   ): Promise<ElicitOutcome<T>> {
+    checkInputKey(options.key, 'ctx.elicit()');
     const client = this.client;
     const unavailable = this.unavailable(client, 'ctx.elicit()');
     if (unavailable) return Promise.reject(unavailable);
@@ -278,13 +292,14 @@ export class McpContext {
   /**
    * Sends the user to a URL (`elicitation/create`, URL mode, 2025-11-25), e.g. to sign in to a
    * third party. `accept` means the user agreed to open it, not that the flow finished; call
-   * `app.completeElicitation(elicitationId)` when it has.
+   * `app.completeElicitation(elicitationId)` when it has. `key` as for `ctx.elicit()`.
    */
   elicitUrl(
     url: string,
     message: string,
-    options: { elicitationId?: string; timeoutMs?: number } = {},
+    options: { elicitationId?: string; timeoutMs?: number; key?: string } = {},
   ): Promise<UrlElicitOutcome> {
+    checkInputKey(options.key, 'ctx.elicitUrl()');
     const client = this.client;
     const unavailable = this.unavailable(client, 'ctx.elicitUrl()');
     if (unavailable) return Promise.reject(unavailable);
@@ -300,8 +315,12 @@ export class McpContext {
     return this.call.completeElicitation(elicitationId);
   }
 
-  /** The client's roots (`roots/list`), cached for the session until they change. */
-  roots(): Promise<Root[]> {
+  /**
+   * The client's roots (`roots/list`), cached for the session until they change. `key` names
+   * the request in a 2026-07-28 `input_required` result, as for `ctx.elicit()`.
+   */
+  roots(options: { key?: string } = {}): Promise<Root[]> {
+    checkInputKey(options.key, 'ctx.roots()');
     const client = this.client;
     const unavailable = this.unavailable(client, 'ctx.roots()');
     if (unavailable) return Promise.reject(unavailable);
@@ -313,7 +332,7 @@ export class McpContext {
         ),
       );
     }
-    return client.roots();
+    return client.roots(options);
   }
 
   /**

@@ -4,14 +4,14 @@ import {
   type CreateMessageRequestParams,
   GantryError,
   type InputRequest,
-  type InputRequests,
   type ListRootsResult,
   LocalErrorCode,
   Method,
   type Result,
   type Root,
 } from '@gantry/protocol';
-import type { ClientChannel, ClientRequestMethod } from '../context/context-session';
+import type { ClientChannel, ClientRequestMethod, ClientRequestOptions } from '../context/context-session';
+import { generatedInputKey } from './input-key';
 
 /**
  * Thrown out of `ctx.elicit()`, `ctx.sample()` and `ctx.roots()` on a stateless-era request
@@ -45,6 +45,8 @@ export class InputRound implements ClientChannel {
   lacking?: ClientCapabilities;
   /** What the handler was told when it asked without them. */
   lackingMessage?: string;
+  /** The handler gave two input requests of this try the same key: the request fails with it. */
+  misuse?: TypeError;
 
   constructor(
     private readonly answers: readonly unknown[],
@@ -59,9 +61,11 @@ export class InputRound implements ClientChannel {
 
   /**
    * The answer to the handler's next input request: replayed when the client already gave it,
-   * else recorded for the `input_required` result (and the handler stops).
+   * else recorded for the `input_required` result under `key` (the handler's, else one Gantry
+   * makes), and the handler stops. Answers are replayed in the order the handler asks, so a
+   * key names a request on the wire only; two pending requests may not share one.
    */
-  next<T>(request: InputRequest): Promise<T> {
+  next<T>(request: InputRequest, key?: string): Promise<T> {
     if (!this.allowed) {
       return Promise.reject(
         new CapabilityMissingError(
@@ -71,29 +75,42 @@ export class InputRound implements ClientChannel {
     }
     const index = this.cursor++;
     if (index < this.answers.length) return Promise.resolve(this.answers[index] as T);
-    const key = `${request.method.split('/')[0]}-${index + 1}`;
+    const chosen = key ?? generatedInputKey(request.method, index + 1);
     this.pending ??= new Map();
-    this.pending.set(key, request);
-    return Promise.reject(new InputRequiredSignal(key));
+    const taken = this.pending.get(chosen);
+    if (taken !== undefined) {
+      // MCP 2026-07-28: inputRequests keys MUST be unique within the request.
+      this.misuse ??= new TypeError(
+        `The input request key ${JSON.stringify(chosen)} is used twice in one round (${taken.method}, then ${request.method}); give each input request of a round its own key`,
+      );
+      return Promise.reject(this.misuse);
+    }
+    this.pending.set(chosen, request);
+    return Promise.reject(new InputRequiredSignal(chosen));
   }
 
   /** `ClientChannel.request`: an input request of this round (see `next`). */
-  request<T extends Result>(method: ClientRequestMethod, params: Record<string, unknown>): Promise<T> {
+  request<T extends Result>(
+    method: ClientRequestMethod,
+    params: Record<string, unknown>,
+    options?: ClientRequestOptions,
+  ): Promise<T> {
+    const key = options?.key;
     if (method === Method.SamplingCreateMessage) {
-      return this.next<T>({ method, params: params as unknown as CreateMessageRequestParams });
+      return this.next<T>({ method, params: params as unknown as CreateMessageRequestParams }, key);
     }
     if (params.mode === 'url') {
       // URL-mode params are { mode, message, url } (MCP 2026-07-28, Client Features /
       // Elicitation): no elicitationId on the wire; the retry tells the handler the user's choice.
       const { elicitationId: _, ...wire } = params;
-      return this.next<T>({ method, params: wire });
+      return this.next<T>({ method, params: wire }, key);
     }
-    return this.next<T>({ method, params });
+    return this.next<T>({ method, params }, key);
   }
 
   /** `ClientChannel.roots`: `roots/list` as an input request. */
-  roots(): Promise<Root[]> {
-    return this.next<ListRootsResult>({ method: Method.RootsList }).then((result) =>
+  roots(options?: { key?: string }): Promise<Root[]> {
+    return this.next<ListRootsResult>({ method: Method.RootsList }, options?.key).then((result) =>
       Array.isArray(result?.roots) ? result.roots : [],
     );
   }
@@ -110,7 +127,8 @@ export class InputRound implements ClientChannel {
     return this.pending !== undefined;
   }
 
-  get inputRequests(): InputRequests {
-    return Object.fromEntries(this.pending ?? []);
+  /** The input requests of this try by key, in the order the handler made them. */
+  get pendingRequests(): ReadonlyMap<string, InputRequest> {
+    return this.pending ?? new Map();
   }
 }

@@ -27,6 +27,12 @@ export interface RoundState {
   readonly answers: readonly unknown[];
   /** Keys of the input requests the client must answer in this retry, in order. */
   readonly expected: readonly string[];
+  /**
+   * The method of each of those input requests, in the same order: a key the handler chose
+   * does not say what it asks for. Absent in states issued before keys could be chosen, whose
+   * keys all start with their kind (`elicitation-1`).
+   */
+  readonly methods?: readonly string[];
   /** Rounds so far. */
   readonly rounds: number;
   /** The span of the first round (`traceId-spanId-flags`), which the retries' spans link to. */
@@ -45,6 +51,8 @@ interface Payload {
   x: number;
   a: unknown[];
   k: string[];
+  /** Methods of the input requests `k`, when issued with them. */
+  q?: string[];
   r: number;
   /** The first round's span, when it was traced. */
   t?: string;
@@ -93,6 +101,7 @@ export class RequestStateCodec {
       k: [...state.expected],
       r: state.rounds,
     };
+    if (state.methods !== undefined) payload.q = [...state.methods];
     if (state.firstRoundSpan !== undefined) payload.t = state.firstRoundSpan;
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     return `${body}.${this.sign(body)}`;
@@ -121,7 +130,12 @@ export class RequestStateCodec {
     } catch {
       throw new InvalidParamsError('Invalid params: requestState is malformed');
     }
-    if (payload.v !== 1 || !Array.isArray(payload.a) || !Array.isArray(payload.k)) {
+    if (
+      payload.v !== 1 ||
+      !Array.isArray(payload.a) ||
+      !Array.isArray(payload.k) ||
+      (payload.q !== undefined && (!Array.isArray(payload.q) || payload.q.length !== payload.k.length))
+    ) {
       throw new InvalidParamsError('Invalid params: requestState is malformed');
     }
     if (this.now() > payload.x) {
@@ -137,8 +151,13 @@ export class RequestStateCodec {
     if (payload.p !== principal) {
       throw new InvalidParamsError('Invalid params: requestState was issued to another caller');
     }
-    const state: RoundState = { answers: payload.a, expected: payload.k, rounds: payload.r };
-    return typeof payload.t === 'string' ? { ...state, firstRoundSpan: payload.t } : state;
+    return {
+      answers: payload.a,
+      expected: payload.k,
+      rounds: payload.r,
+      ...(payload.q === undefined ? {} : { methods: payload.q }),
+      ...(typeof payload.t === 'string' ? { firstRoundSpan: payload.t } : {}),
+    };
   }
 
   private sign(body: string): string {

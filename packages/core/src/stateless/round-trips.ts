@@ -1,5 +1,5 @@
 import {
-  type InputRequests,
+  type InputRequest,
   InternalError,
   InvalidParamsError,
   isObject,
@@ -11,6 +11,7 @@ import {
 } from '@gantry/protocol';
 import type { MethodHandler } from '../server/method-table';
 import { activeSpanReference, linkActiveSpanTo } from '../telemetry/propagation';
+import { URL_KEY } from './input-key';
 import type { InputRound } from './input-round';
 import { principalDigest, RequestStateCodec } from './request-state';
 import { type ResultHints, withHint } from './result-hints';
@@ -27,9 +28,6 @@ const SALIENT: Record<string, Salient> = {
   [Method.PromptsGet]: (p) => ({ name: p?.name, arguments: p?.arguments ?? {} }),
   [Method.ResourcesRead]: (p) => ({ uri: p?.uri }),
 };
-
-/** The prefix of input-request keys that stand for a thrown `UrlElicitationRequiredError`. */
-const URL_KEY = 'url-';
 
 const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
 
@@ -138,13 +136,16 @@ export class RoundTrips {
       );
     }
     const given: unknown[] = [];
-    for (const key of prior.expected) {
+    for (const [i, key] of prior.expected.entries()) {
       if (!isObject(responses[key])) {
         throw new InvalidParamsError(
           `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
         );
       }
-      const problem = answerProblem(key, responses[key] as Record<string, unknown>);
+      const problem = answerProblem(
+        prior.methods?.[i] ?? methodOfGeneratedKey(key),
+        responses[key] as Record<string, unknown>,
+      );
       if (problem) {
         throw new InvalidParamsError(
           `Invalid params: the answer to the input request ${JSON.stringify(key)} ${problem}`,
@@ -165,8 +166,10 @@ export class RoundTrips {
     settled: Settled,
   ): Result {
     const round = call.asked;
+    // A handler bug (two input requests under one key) fails the call, even with others pending.
+    if (round?.misuse) throw round.misuse;
     if (round?.hasPending)
-      return this.inputRequired({ method, params, call, round, rounds }, round.inputRequests);
+      return this.inputRequired({ method, params, call, round, rounds }, round.pendingRequests);
     // The handler needed a capability the request did not declare, and did not recover.
     if (
       round?.lacking &&
@@ -194,8 +197,8 @@ export class RoundTrips {
     return settled.result;
   }
 
-  /** Ends a try with `input_required`: the requests, and a state for the retry. */
-  private inputRequired(attempt: Attempt, inputRequests: InputRequests): Result {
+  /** Ends a try with `input_required`: the requests (in the order asked), and a state for the retry. */
+  private inputRequired(attempt: Attempt, pending: ReadonlyMap<string, InputRequest>): Result {
     const { method, params, call, round, rounds } = attempt;
     const salient = SALIENT[method];
     const { codec, maxRounds } = this.options;
@@ -210,39 +213,50 @@ export class RoundTrips {
       principalDigest(call.auth),
       {
         answers: round.gathered,
-        expected: Object.keys(inputRequests),
+        // From the map, not the wire object: an integer-like key would come first in that.
+        expected: [...pending.keys()],
+        methods: [...pending.values()].map((request) => request.method),
         rounds: rounds + 1,
         firstRoundSpan: call.firstRoundSpan ?? activeSpanReference(),
       },
     );
+    const inputRequests = Object.fromEntries(pending);
     return { resultType: 'input_required', inputRequests, requestState } as Result;
   }
 }
 
 /** The input requests for the URL elicitations a handler threw (the session era's −32042). */
-function urlInputRequests(round: number, error: UrlElicitationRequiredError): InputRequests {
-  const requests: InputRequests = {};
+function urlInputRequests(round: number, error: UrlElicitationRequiredError): Map<string, InputRequest> {
+  const requests = new Map<string, InputRequest>();
   error.elicitations.forEach((elicitation, i) => {
-    requests[`${URL_KEY}${round}-${i + 1}`] = {
+    requests.set(`${URL_KEY}${round}-${i + 1}`, {
       method: Method.ElicitationCreate,
       params: { mode: 'url', message: elicitation.message, url: elicitation.url },
-    };
+    });
   });
   return requests;
 }
 
-/** What is wrong with the shape of an answer, judged by the kind of input request it answers. */
-function answerProblem(key: string, answer: Record<string, unknown>): string | undefined {
-  if (key.startsWith('elicitation-') || key.startsWith(URL_KEY)) {
+/** The method of an input request named by a key Gantry made (states issued without `methods`). */
+function methodOfGeneratedKey(key: string): string | undefined {
+  if (key.startsWith('elicitation-') || key.startsWith(URL_KEY)) return Method.ElicitationCreate;
+  if (key.startsWith('sampling-')) return Method.SamplingCreateMessage;
+  if (key.startsWith('roots-')) return Method.RootsList;
+  return undefined;
+}
+
+/** What is wrong with the shape of an answer, judged by the method of the input request it answers. */
+function answerProblem(method: string | undefined, answer: Record<string, unknown>): string | undefined {
+  if (method === Method.ElicitationCreate) {
     const action = answer.action;
     if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
       return `needs "action": "accept", "decline" or "cancel" (an ElicitResult), got ${JSON.stringify(action)}`;
     if (answer.content !== undefined && !isObject(answer.content))
       return 'has a "content" that is not an object';
-  } else if (key.startsWith('sampling-')) {
+  } else if (method === Method.SamplingCreateMessage) {
     if (typeof answer.role !== 'string' || typeof answer.content !== 'object' || answer.content === null)
       return 'needs "role" and "content" (a CreateMessageResult)';
-  } else if (key.startsWith('roots-')) {
+  } else if (method === Method.RootsList) {
     if (!Array.isArray(answer.roots)) return 'needs "roots", an array (a ListRootsResult)';
   }
   return undefined;
