@@ -2,8 +2,8 @@
 // binary it needs (it imports fs.globSync, which Node 20 lacks), both from the npm registry into
 // .conformance/ (git-ignored), so nothing is installed by hand. Shared by the server-suite runner
 // (scripts/conformance.js) and the client-suite runner (scripts/conformance-client.js).
-// `preview()` is the same for the pre-release CLI whose scenarios cover the 2026-07-28 tasks
-// extension (scripts/conformance-tasks.js), kept apart in .conformance/preview/.
+// `preview()` is the same for a pinned pre-release CLI, whose scenarios cover the 2026-07-28
+// era and the tasks extension (scripts/conformance-preview.js), kept apart in .conformance/preview/.
 
 const { execFileSync, spawn } = require('node:child_process');
 const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
