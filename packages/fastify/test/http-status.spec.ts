@@ -26,6 +26,31 @@ describe('Streamable HTTP status paths (fastify.inject)', () => {
     expect(response.json().result.serverInfo).toEqual({ name: 'features', version: '1.0.0' });
   });
 
+  it('a failed initialize leaves no session behind: its id answers 404 and no slot of sessions.max is taken', async () => {
+    const app = server.app;
+    const before = app.server.sessions.size;
+    for (let i = 0; i < 5; i++) {
+      const failed = await server.fastify.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: json,
+        payload: { ...INITIALIZE, params: { capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      });
+      expect(failed.json().error.code).toBe(-32602);
+      const id = failed.headers['mcp-session-id'] as string;
+      const later = await server.fastify.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...json, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        payload: { jsonrpc: '2.0', id: 2, method: 'ping' },
+      });
+      expect(later.statusCode).toBe(404);
+    }
+    expect(app.server.sessions.size).toBe(before);
+    // Five failures, three slots: a good initialize still gets one.
+    expect(await initSession(server.fastify)).toMatch(/^[A-Za-z0-9_-]{24,}$/);
+  });
+
   it('202: a notification gets no body', async () => {
     const id = await initSession(server.fastify);
     const response = await server.fastify.inject({

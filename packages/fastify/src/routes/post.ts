@@ -194,12 +194,26 @@ async function postSession(
     );
   }
   if (session.clustered && routedElsewhere(context, session, messages)) return reply.code(202).send();
+  if (initialize && options.mode !== 'stateless') endIfNotInitialized(context, session, reply);
   const stream = session.post(body, requestIds, reply, {
     stepUp: context.stepUpFor(request, reply),
     answered,
   });
   if (!stream) return reply.code(202).send();
   return reply;
+}
+
+/**
+ * A session exists to carry what its `initialize` negotiated: when that answer was an error, the
+ * session it opened ends once the answer is written, so a client that keeps failing fills no
+ * slots (`sessions.max`) and its id answers 404 like any ended session.
+ */
+function endIfNotInitialized(context: EndpointContext, session: HttpSession, reply: FastifyReply): void {
+  reply.raw.once('close', () => {
+    if (session.connection?.behaviourVersion !== '') return;
+    const ended = context.cluster ? context.cluster.end(session) : session.close();
+    ended.catch(() => undefined);
+  });
 }
 
 /** 503 for a full cluster, as for a full node (the `sessions.max` option holds cluster-wide). */
