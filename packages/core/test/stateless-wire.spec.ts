@@ -928,42 +928,40 @@ describe('multi round-trip requests (input_required)', () => {
       );
     });
 
-    it('refuses inputResponses without requestState', async () => {
+    // MCP 2026-07-28, multi round-trip requests: the server SHOULD re-request missing information.
+    it('asks again when inputResponses come without requestState: they answer nothing it asked', async () => {
       const wire = await start();
       expect(
         await ask(wire, 1, 'tools/call', { ...OSLO, inputResponses: { 'elicitation-1': ACCEPT_ADA } }),
-      ).toEqual(
-        failure(
-          1,
-          -32602,
-          'Invalid params: "inputResponses" came without "requestState"; echo the requestState of the input_required result',
-        ),
-      );
+      ).toEqual(inputRequired(1, { 'elicitation-1': WHO_TRAVELS('Oslo') }));
     });
 
-    it('refuses a retry whose inputResponses lack the expected key', async () => {
+    it('asks again for what a retry left unanswered, keeping the answers before it', async () => {
       const wire = await start();
-      const first = await ask(wire, 1, 'tools/call', OSLO);
+      const { first, second } = await twoRounds(wire);
+      // Round 1 expected elicitation-1; answered under another key, it is asked again.
       expect(
-        await ask(wire, 2, 'tools/call', {
+        await ask(wire, 3, 'tools/call', {
           ...OSLO,
-          requestState: first.result.requestState,
+          requestState: first,
           inputResponses: { 'elicitation-2': ACCEPT_ADA },
         }),
-      ).toEqual(
-        failure(
-          2,
-          -32602,
-          'Invalid params: inputResponses lacks an answer (an object) for the input request "elicitation-1"',
-        ),
+      ).toEqual(inputRequired(3, { 'elicitation-1': WHO_TRAVELS('Oslo') }));
+      // Round 2 (Ada answered) expected elicitation-2; without it, only that is asked again.
+      expect(await ask(wire, 4, 'tools/call', { ...OSLO, requestState: second })).toEqual(
+        inputRequired(4, { 'elicitation-2': BOOK('Oslo', 'Ada') }),
       );
     });
 
-    it('refuses a retry with requestState but no inputResponses', async () => {
+    it('refuses inputResponses that are not an object', async () => {
       const wire = await start();
-      const first = await ask(wire, 1, 'tools/call', OSLO);
-      expect(await ask(wire, 2, 'tools/call', { ...OSLO, requestState: first.result.requestState })).toEqual(
-        failure(2, -32602, 'Invalid params: the retry must carry "inputResponses" answering "elicitation-1"'),
+      const { first } = await twoRounds(wire);
+      expect(await ask(wire, 3, 'tools/call', { ...OSLO, requestState: first, inputResponses: [] })).toEqual(
+        failure(
+          3,
+          -32602,
+          'Invalid params: "inputResponses" must be an object keyed by the input requests of the input_required result',
+        ),
       );
     });
 

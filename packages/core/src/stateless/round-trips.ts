@@ -107,7 +107,14 @@ export class RoundTrips {
     return result;
   }
 
-  /** Opens the echoed `requestState` and appends the answers of this retry, in order. */
+  /**
+   * Opens the echoed `requestState` and appends the answers of this retry, in order. What the
+   * client has not answered is asked again rather than refused (MCP 2026-07-28, multi
+   * round-trip requests: the server SHOULD re-request missing information): answers without a
+   * `requestState` answer nothing this server asked, so the call runs as a first try; a retry
+   * that leaves an expected request unanswered keeps the answers before it, and the handler
+   * asks again from there.
+   */
   private replay(
     method: string,
     salient: Salient,
@@ -116,11 +123,7 @@ export class RoundTrips {
   ): { answers: unknown[]; rounds: number } {
     const responses = params?.inputResponses;
     const state = params?.requestState;
-    if (state === undefined) {
-      throw new InvalidParamsError(
-        'Invalid params: "inputResponses" came without "requestState"; echo the requestState of the input_required result',
-      );
-    }
+    if (state === undefined) return { answers: [], rounds: 0 };
     const prior = this.options.codec.open(
       state,
       method,
@@ -130,21 +133,18 @@ export class RoundTrips {
     // The retry's span is a child of the client's retry; it links to the first round's span.
     call.firstRoundSpan = prior.firstRoundSpan;
     linkActiveSpanTo(prior.firstRoundSpan);
-    if (!isObject(responses)) {
+    if (responses !== undefined && !isObject(responses)) {
       throw new InvalidParamsError(
-        `Invalid params: the retry must carry "inputResponses" answering ${prior.expected.map((k) => JSON.stringify(k)).join(', ')}`,
+        'Invalid params: "inputResponses" must be an object keyed by the input requests of the input_required result',
       );
     }
     const given: unknown[] = [];
     for (const [i, key] of prior.expected.entries()) {
-      if (!isObject(responses[key])) {
-        throw new InvalidParamsError(
-          `Invalid params: inputResponses lacks an answer (an object) for the input request ${JSON.stringify(key)}`,
-        );
-      }
+      const answer = responses?.[key];
+      if (!isObject(answer)) break;
       const problem = answerProblem(
         prior.methods?.[i] ?? methodOfGeneratedKey(key),
-        responses[key] as Record<string, unknown>,
+        answer as Record<string, unknown>,
       );
       if (problem) {
         throw new InvalidParamsError(
@@ -152,7 +152,7 @@ export class RoundTrips {
         );
       }
       // Answers to a thrown UrlElicitationRequiredError are consent only: the handler checks its own state.
-      if (!key.startsWith(URL_KEY)) given.push(responses[key]);
+      if (!key.startsWith(URL_KEY)) given.push(answer);
     }
     return { answers: [...prior.answers, ...given], rounds: prior.rounds };
   }
