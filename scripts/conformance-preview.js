@@ -20,10 +20,8 @@ const CLI = preview('0.2.0-alpha.12');
 const DEVIATIONS = {
   'sep-2575-http-server-method-not-found-404-initialize':
     'Gantry is dual-era: a POST whose body is initialize opens a 2025-11-25 session whatever its headers (MCP 2026-07-28, Basic › Versioning, backward compatibility), so it is not the removed method',
-  'sep-2322-missing-response-rerequests':
-    'a first call that carries inputResponses but no requestState Gantry issued is refused with -32602 rather than re-asked (SHOULD): answers are accepted only for requests the server asked',
   'sep-2322-ignore-unexpected-params':
-    'the same first call with unsolicited answers: Gantry answers only the input requests it asked, through its signed requestState (SHOULD)',
+    'a first call that carries the right answer under the right key but no requestState: Gantry uses only answers to input requests it asked (its signed requestState says which), so it asks again (SHOULD ignore the extra keys, which it does, and the check wants the unsolicited answer used)',
 };
 
 /** The server scenarios `list` prints (the part before the client scenarios). */
