@@ -50,7 +50,8 @@ return 1
 /**
  * Touches several sessions at once (the requests a node received in one turn of its event
  * loop): KEYS[1] the live set, KEYS[2…] the records; ARGV[1] ttlMs, ARGV[2…] the ids. Returns,
- * per id, its record with its lifetime renewed, or '' when it is gone.
+ * per id, its record with its lifetime renewed, or '' when it is gone (its record, or its entry
+ * in the live set, expired: the two agree on what is live).
  */
 export const TOUCH_SCRIPT = `${NOW}
 local ttl = tonumber(ARGV[1])
@@ -58,6 +59,13 @@ local out = {}
 for i = 2, #ARGV do
   local id, key = ARGV[i], KEYS[i]
   local record = redis.call('GET', key)
+  -- The live set decides: a record whose expiry passed there (count() may already have pruned
+  -- it, a millisecond before its PX ran out) is gone, not brought back.
+  local expiry = redis.call('ZSCORE', KEYS[1], id)
+  if record and (not expiry or tonumber(expiry) <= now) then
+    redis.call('DEL', key)
+    record = false
+  end
   if record then
     redis.call('PEXPIRE', key, ttl)
     redis.call('ZADD', KEYS[1], now + ttl, id)

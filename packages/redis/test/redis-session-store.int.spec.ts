@@ -92,6 +92,18 @@ describe('the sessions of redisCluster', () => {
     expect(await b.sessions.create(sessionRecord('x6'), limits)).toBe(false);
   });
 
+  it('does not bring back a session the live set already counts as expired', async () => {
+    const prefix = freshPrefix();
+    const link = await startedLink(server.url, { prefix });
+    expect(await link.sessions.create(sessionRecord('late'), { max: 5, ttlMs: HOUR })).toBe(true);
+    // The moment between the live set's expiry and the record's PX running out, made to last.
+    await link.redis.zadd(`${prefix}{sessions}:live`, 1, 'late');
+    expect(await link.sessions.count()).toBe(0);
+    expect(await link.sessions.touch('late', HOUR)).toBeUndefined();
+    expect(await link.redis.exists(`${prefix}{sessions}:s:late`)).toBe(0);
+    expect(await link.sessions.count()).toBe(0);
+  });
+
   it('forgets a session ttlMs after its last use, and frees its place', async () => {
     const prefix = freshPrefix();
     const link = await startedLink(server.url, { prefix });
