@@ -47,7 +47,11 @@ function check(condition, what, value) {
   child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   const list = await request('tools/list', {});
   const names = list.result.tools.map((t) => t.name).sort();
-  check(names.join() === 'create_note,delete_note,export_notes,get_note,import_notes,move_note,search_notes', 'tool names', names);
+  check(
+    names.join() === 'create_note,delete_note,export_notes,get_note,import_notes,move_note,search_notes',
+    'tool names',
+    names,
+  );
   const created = await request('tools/call', {
     name: 'create_note',
     arguments: { title: 'Smoke', body: 'from CI' },
