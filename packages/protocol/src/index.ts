@@ -25,6 +25,12 @@ export {
 export { DEFAULT_MAX_LINE_BYTES, encodeLine, LineDecoder, type LineDecoderEvents } from './framing';
 export { InMemoryTransport } from './in-memory';
 export {
+  type InboundChannel,
+  InboundRequest,
+  type RequestHandler,
+  type RequestOptions,
+} from './inbound-request';
+export {
   type ClassifiedMessage,
   classifyMessage,
   isJSONRPCErrorResponse,
@@ -49,15 +55,7 @@ export {
   type RequestParams,
   type Result,
 } from './jsonrpc';
-export {
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  type InboundChannel,
-  InboundRequest,
-  Peer,
-  type PeerOptions,
-  type RequestHandler,
-  type RequestOptions,
-} from './peer';
+export { DEFAULT_REQUEST_TIMEOUT_MS, Peer, type PeerOptions } from './peer';
 export {
   type CacheScope,
   type DiscoverResult,
