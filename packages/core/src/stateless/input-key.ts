@@ -1,3 +1,5 @@
+import { Method } from '@gantry/protocol';
+
 /**
  * The keys of `inputRequests` (MCP 2026-07-28, multi round-trip requests): the server chooses
  * them, and they MUST be unique within one result. Gantry makes one per input request
@@ -16,6 +18,14 @@ const GENERATED = /^(?:(?:elicitation|sampling|roots)-\d+$|url-)/;
 /** The key Gantry gives the `index`-th (from 1) input request of a call, of `method`. */
 export function generatedInputKey(method: string, index: number): string {
   return `${method.split('/')[0]}-${index}`;
+}
+
+/** The method of an input request named by a key Gantry made (states issued without `methods`). */
+export function methodOfGeneratedKey(key: string): string | undefined {
+  if (key.startsWith('elicitation-') || key.startsWith(URL_KEY)) return Method.ElicitationCreate;
+  if (key.startsWith('sampling-')) return Method.SamplingCreateMessage;
+  if (key.startsWith('roots-')) return Method.RootsList;
+  return undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 } from '@gantry/protocol';
 import type { MethodHandler } from '../server/method-table';
 import { activeSpanReference, linkActiveSpanTo } from '../telemetry/propagation';
-import { URL_KEY } from './input-key';
+import { methodOfGeneratedKey, URL_KEY } from './input-key';
 import type { InputRound } from './input-round';
 import { principalDigest, RequestStateCodec } from './request-state';
 import { type ResultHints, withHint } from './result-hints';
@@ -235,14 +235,6 @@ function urlInputRequests(round: number, error: UrlElicitationRequiredError): Ma
     });
   });
   return requests;
-}
-
-/** The method of an input request named by a key Gantry made (states issued without `methods`). */
-function methodOfGeneratedKey(key: string): string | undefined {
-  if (key.startsWith('elicitation-') || key.startsWith(URL_KEY)) return Method.ElicitationCreate;
-  if (key.startsWith('sampling-')) return Method.SamplingCreateMessage;
-  if (key.startsWith('roots-')) return Method.RootsList;
-  return undefined;
 }
 
 /** What is wrong with the shape of an answer, judged by the method of the input request it answers. */

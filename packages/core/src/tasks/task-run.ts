@@ -17,6 +17,7 @@ import {
   type Root,
 } from '@gantry/protocol';
 import type { ClientChannel, ClientRequestMethod, ContextSession } from '../context/context-session';
+import { generatedInputKey } from '../stateless/input-key';
 import type { StoredTask, TaskChange } from './task-store';
 
 /** The request a task's handler runs as: the original `tools/call`, with the task's own signal. */
@@ -148,7 +149,7 @@ export class TaskRun {
     if (signal.aborted) throw signal.reason;
     this.inputCount++;
     // Unique over the task's life, as the extension requires of input request keys.
-    const key = `${request.method.split('/')[0]}-${this.inputCount}`;
+    const key = generatedInputKey(request.method, this.inputCount);
     const answered = new Promise<unknown>((resolve, reject) => {
       this.waiting.set(key, { resolve, reject });
       signal.addEventListener('abort', () => reject(signal.reason), { once: true });

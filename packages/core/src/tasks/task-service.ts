@@ -281,8 +281,9 @@ export class TaskService implements TaskRunHost {
    */
   private carry(task: StoredTask, waiter: ResultWaiter, carried: Set<string>): void {
     const peer = (waiter.session as Partial<ServerSession>).peer;
+    if (!peer) return;
     for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
-      if (carried.has(key) || !peer) continue;
+      if (carried.has(key)) continue;
       carried.add(key);
       const message = {
         jsonrpc: JSONRPC_VERSION,
@@ -486,7 +487,7 @@ export class TaskService implements TaskRunHost {
     };
     const run = new TaskRun(this, task, inbound.request, peer);
     // A session-era task keeps its session from being closed as idle while it runs here.
-    this.runs.set(task.taskId, { run, session, release: serverSession?.hold?.() });
+    this.runs.set(task.taskId, { run, session, release: serverSession?.hold() });
     const callSession = serverSession ?? taskSession(session, run);
     this.leaseTimer ??= setInterval(() => this.renew(), Math.max(Math.floor(this.settings.leaseMs / 3), 1));
     this.leaseTimer.unref();
