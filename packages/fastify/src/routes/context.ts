@@ -15,7 +15,6 @@ import { StatelessExchanges } from '../stateless-exchange';
 import { httpTransport } from '../trace-headers';
 import { unsupportedVersionHeader } from '../version-header';
 
-/** Versions accepted in `MCP-Protocol-Version` (the pre-release 2024-10-07 included). */
 /** Answers an insufficient-scope error with an HTTP challenge; true when it did. */
 export type StepUp = (error: { message: string; data?: unknown }) => boolean;
 

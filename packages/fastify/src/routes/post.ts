@@ -4,6 +4,8 @@ import {
   cancelledRequestIdOf,
   classifyMessage,
   ErrorCode,
+  isObject,
+  isRequestId,
   isStatelessVersion,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -293,9 +295,7 @@ function routedElsewhere(
 
 /** The id of a single JSON-RPC request (null for anything else), to answer an early error under. */
 function requestIdOf(body: unknown): RequestId | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const id = (body as { id?: unknown }).id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  return isObject(body) && isRequestId(body.id) ? body.id : null;
 }
 
 /** `POST <path>`: every client message, of either era. */
