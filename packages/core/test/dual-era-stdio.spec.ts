@@ -4,6 +4,7 @@
 // by side, each with its own rules.
 import type { GantryApplication } from '@gantry/core';
 import { createDualEraApp } from './fixtures/dual-era-app';
+import { serverInfoMeta, statelessLines } from './support/stateless-lines';
 import { openWire, type Wire } from './support/wire';
 
 const K = {
@@ -12,7 +13,8 @@ const K = {
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   logLevel: 'io.modelcontextprotocol/logLevel',
 } as const;
-const SERVER_INFO = { [K.serverInfo]: { name: 'dual-era', version: '1.0.0' } };
+const SERVER_INFO = serverInfoMeta('dual-era');
+const { complete, inputRequired } = statelessLines(SERVER_INFO);
 const CAPABILITIES = {
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
@@ -35,23 +37,6 @@ function legacy(id: number | string, method: string, params?: Record<string, unk
 
 function text(value: string) {
   return { content: [{ type: 'text', text: value }] };
-}
-
-function complete(id: number | string, result: Record<string, unknown>) {
-  return { jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: SERVER_INFO } };
-}
-
-function inputRequired(id: number | string, inputRequests: Record<string, unknown>) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    result: {
-      resultType: 'input_required',
-      inputRequests,
-      requestState: expect.any(String),
-      _meta: SERVER_INFO,
-    },
-  };
 }
 
 function form(message: string, properties: Record<string, unknown>, required: string[]) {

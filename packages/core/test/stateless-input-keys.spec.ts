@@ -13,6 +13,7 @@ import {
   Tool,
 } from '@gantry/core';
 import { IsString } from 'class-validator';
+import { serverInfoMeta, statelessLines } from './support/stateless-lines';
 import { openWire, type Wire } from './support/wire';
 
 const V = '2026-07-28';
@@ -21,7 +22,8 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {}, roots: {} },
   'io.modelcontextprotocol/clientInfo': { name: 'wire-test', version: '1.0.0' },
 };
-const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'keys', version: '1.0.0' } };
+const SERVER_INFO = serverInfoMeta('keys');
+const { complete, inputRequired } = statelessLines(SERVER_INFO);
 
 class Name {
   @IsString() name!: string;
@@ -114,23 +116,6 @@ afterEach(async () => {
 async function call(id: number, name: string, extra: Record<string, unknown> = {}): Promise<any> {
   wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...extra, _meta: META } });
   return wire.next();
-}
-
-function inputRequired(id: number, inputRequests: Record<string, unknown>) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    result: {
-      resultType: 'input_required',
-      inputRequests,
-      requestState: expect.any(String),
-      _meta: SERVER_INFO,
-    },
-  };
-}
-
-function complete(id: number, result: Record<string, unknown>) {
-  return { jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: SERVER_INFO } };
 }
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });

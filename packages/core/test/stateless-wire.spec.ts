@@ -16,6 +16,7 @@ import {
 } from '@gantry/core';
 import type { AuthInfo } from '@gantry/protocol';
 import { createDualEraApp } from './fixtures/dual-era-app';
+import { serverInfoMeta, statelessLines } from './support/stateless-lines';
 import { handshake, openWire, type Wire } from './support/wire';
 
 // ---------------------------------------------------------------------------------------------
@@ -33,7 +34,8 @@ const K = {
 } as const;
 
 const ALL_CAPS = { elicitation: { form: {} }, sampling: {}, roots: {} };
-const SERVER_INFO = { [K.serverInfo]: { name: 'dual-era', version: '1.0.0' } };
+const SERVER_INFO = serverInfoMeta('dual-era');
+const { complete, inputRequired } = statelessLines(SERVER_INFO);
 
 /** A request `_meta` of the stateless era: version, capabilities and client info, plus `extra`. */
 function meta(extra: Record<string, unknown> = {}, capabilities: object = ALL_CAPS): Record<string, unknown> {
@@ -73,11 +75,6 @@ async function nextLines(wire: Wire, n: number): Promise<any[]> {
   return lines;
 }
 
-/** A complete stateless-era result, with the serverInfo the dual-era app puts on every result. */
-function complete(id: number | string, result: Record<string, unknown>) {
-  return { jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: SERVER_INFO } };
-}
-
 function failure(id: number | string, code: number, message: string, data?: unknown) {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
@@ -112,20 +109,6 @@ const SLOGAN = (city: string) => ({
     maxTokens: 40,
   },
 });
-
-/** An `input_required` result; the requestState is opaque, so any string. */
-function inputRequired(id: number | string, inputRequests: Record<string, unknown>) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    result: {
-      resultType: 'input_required',
-      inputRequests,
-      requestState: expect.any(String),
-      _meta: SERVER_INFO,
-    },
-  };
-}
 
 const ACCEPT_ADA = { action: 'accept', content: { name: 'Ada' } };
 const CONFIRM = { action: 'accept', content: { confirm: true } };
