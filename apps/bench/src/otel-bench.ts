@@ -14,7 +14,7 @@ import { HttpMcpClient, HttpServerProcess, type HttpServerSpec } from './http-se
 import { startLoadWindow } from './machine-load';
 import { formatNumber, table } from './report-tables';
 import type { ServerSpec } from './server-process';
-import { OTEL_MODE_ENV, OTEL_MODES, type OtelMode } from './servers/otel-mode';
+import { OTEL_MODE_ENV, type OtelMode } from './servers/otel-mode';
 import { median } from './stats';
 
 export interface OtelSchedule {
@@ -29,9 +29,17 @@ export interface OtelSchedule {
 type Measure = 'http16' | 'pipelined';
 
 /** The floors, without and with the SDK (servers/otel-floor.ts). */
-const FLOOR_VARIANTS = ['floor-off', 'floor-sdk'] as const;
-type Variant = OtelMode | (typeof FLOOR_VARIANTS)[number];
-const VARIANTS: readonly Variant[] = [...OTEL_MODES, ...FLOOR_VARIANTS];
+type Variant = OtelMode | 'floor-off' | 'floor-sdk';
+
+/** Each variant: which server runs (Gantry's or the floor) and in which OpenTelemetry mode. */
+const VARIANT_RUNS: Readonly<Record<Variant, { readonly floor: boolean; readonly mode: OtelMode }>> = {
+  off: { floor: false, mode: 'off' },
+  api: { floor: false, mode: 'api' },
+  sdk: { floor: false, mode: 'sdk' },
+  'floor-off': { floor: true, mode: 'off' },
+  'floor-sdk': { floor: true, mode: 'sdk' },
+};
+const VARIANTS = Object.keys(VARIANT_RUNS) as Variant[];
 
 /** Per measure and variant: one value per round. */
 export interface OtelResults {
@@ -55,16 +63,7 @@ export const OTEL_TARGETS: Readonly<Record<'api' | 'sdk', number>> = { api: 0.98
 const HTTP_CONCURRENCY = 16;
 
 function emptyByVariant(): Record<Variant, number[]> {
-  return { off: [], api: [], sdk: [], 'floor-off': [], 'floor-sdk': [] };
-}
-
-/** The Gantry server in `mode`, or the floor (`floor` script) in a floor variant. */
-function scriptOf(variant: Variant, gantry: string, floor: string): string {
-  return variant.startsWith('floor-') ? floor : gantry;
-}
-
-function modeOf(variant: Variant): OtelMode {
-  return variant === 'floor-off' ? 'off' : variant === 'floor-sdk' ? 'sdk' : variant;
+  return Object.fromEntries(VARIANTS.map((variant) => [variant, []])) as unknown as Record<Variant, number[]>;
 }
 
 async function measureHttp16(specs: readonly HttpServerSpec[], schedule: OtelSchedule) {
@@ -94,18 +93,15 @@ export async function runOtel(
   schedule: OtelSchedule,
   progress: (line: string) => void,
 ): Promise<OtelResults> {
-  const env = (variant: Variant) => ({ [OTEL_MODE_ENV]: modeOf(variant) });
   const servers = join(dist, 'servers');
-  const httpSpecs: HttpServerSpec[] = VARIANTS.map((variant) => ({
-    name: variant,
-    script: scriptOf(variant, join(servers, 'http', 'gantry.js'), join(servers, 'http', 'floor.js')),
-    env: env(variant),
-  }));
-  const stdioSpecs: ServerSpec[] = VARIANTS.map((variant) => ({
-    name: variant,
-    script: scriptOf(variant, join(servers, 'gantry-echo.js'), join(servers, 'floor-echo.js')),
-    env: env(variant),
-  }));
+  const specsOf = (gantry: string, floor: string) =>
+    VARIANTS.map((variant) => ({
+      name: variant,
+      script: join(servers, VARIANT_RUNS[variant].floor ? floor : gantry),
+      env: { [OTEL_MODE_ENV]: VARIANT_RUNS[variant].mode },
+    }));
+  const httpSpecs: HttpServerSpec[] = specsOf(join('http', 'gantry.js'), join('http', 'floor.js'));
+  const stdioSpecs: ServerSpec[] = specsOf('gantry-echo.js', 'floor-echo.js');
   const rounds = { http16: emptyByVariant(), pipelined: emptyByVariant() };
   const otherLoad: (number | null)[] = [];
   for (let round = 0; round < schedule.rounds; round++) {
@@ -137,8 +133,9 @@ export async function runOtel(
     });
     return { api: of('api', 'off'), sdk: of('sdk', 'off'), floor: of('floor-sdk', 'floor-off') };
   };
+  const medians = { http16: medianOf(rounds.http16), pipelined: medianOf(rounds.pipelined) };
   const costOf = (measure: Measure) => {
-    const m = medianOf(rounds[measure]);
+    const m = medians[measure];
     const added = (withSdk: number, without: number) => 1e6 / withSdk - 1e6 / without;
     return { gantry: added(m.sdk, m.off), floor: added(m['floor-sdk'], m['floor-off']) };
   };
@@ -147,7 +144,7 @@ export async function runOtel(
     settings: schedule,
     otherLoad,
     rounds,
-    median: { http16: medianOf(rounds.http16), pipelined: medianOf(rounds.pipelined) },
+    median: medians,
     ratios: { http16: ratiosOf('http16'), pipelined: ratiosOf('pipelined') },
     sdkCostUs: { http16: costOf('http16'), pipelined: costOf('pipelined') },
   };
