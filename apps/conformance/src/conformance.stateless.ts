@@ -65,8 +65,8 @@ class DynamicPrompt {
  */
 @Injectable()
 export class ConformanceStatelessTools {
-  private dynamicTool?: Registration;
-  private dynamicPrompt?: Registration;
+  /** What the trigger tools added, by name, until they remove it again. */
+  private readonly added = new Map<string, Registration>();
 
   constructor(private readonly registry: Registry) {}
 
@@ -107,13 +107,7 @@ export class ConformanceStatelessTools {
     description: 'Adds test_dynamic_tool, or removes it when present: the tool list changes',
   })
   triggerToolChange() {
-    if (this.dynamicTool) {
-      this.dynamicTool.remove();
-      this.dynamicTool = undefined;
-      return 'Removed test_dynamic_tool';
-    }
-    this.dynamicTool = this.registry.add(new DynamicTool());
-    return 'Added test_dynamic_tool';
+    return this.toggle('test_dynamic_tool', () => new DynamicTool());
   }
 
   @Tool({
@@ -121,13 +115,19 @@ export class ConformanceStatelessTools {
     description: 'Adds test_dynamic_prompt, or removes it when present: the prompt list changes',
   })
   triggerPromptChange() {
-    if (this.dynamicPrompt) {
-      this.dynamicPrompt.remove();
-      this.dynamicPrompt = undefined;
-      return 'Removed test_dynamic_prompt';
+    return this.toggle('test_dynamic_prompt', () => new DynamicPrompt());
+  }
+
+  /** Adds what `make` makes under `name`, or removes it when it is there: a list changes either way. */
+  private toggle(name: string, make: () => object): string {
+    const registered = this.added.get(name);
+    if (registered) {
+      registered.remove();
+      this.added.delete(name);
+      return `Removed ${name}`;
     }
-    this.dynamicPrompt = this.registry.add(new DynamicPrompt());
-    return 'Added test_dynamic_prompt';
+    this.added.set(name, this.registry.add(make()));
+    return `Added ${name}`;
   }
 
   @Tool({
