@@ -184,6 +184,8 @@ async function startOnce(
         throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? notInstalled(binary) : error;
       }),
     ]);
+    // The master binds the port before it logs its worker's start: started means both.
+    await until(() => workersIn(errorLog(dir)).length > 0, 'the first worker starting');
   } catch (error) {
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
