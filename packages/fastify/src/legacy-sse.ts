@@ -57,7 +57,7 @@ class LegacySseSession implements Transport {
 
 interface LegacyDeps {
   /** Verifies the bearer token (when auth is on); false when a challenge was sent instead. */
-  readonly authenticated: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+  readonly authenticated: (request: FastifyRequest, reply: FastifyReply) => boolean | Promise<boolean>;
   /** The Streamable HTTP sessions, counted with these against `sessions.max`. */
   readonly sessions: SessionStore;
 }

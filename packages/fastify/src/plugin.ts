@@ -32,11 +32,15 @@ export async function serveMcp(fastify: FastifyInstance, options: ResolvedOption
   // Probes skip the Host/Origin check: Kubernetes sends `Host: <pod ip>:<port>`, which a loopback
   // default or an `allowedHosts` list refuses, and a rebound page can only read `{"status":…}`.
   const probes = options.health ? registerHealth(fastify, host, options.health) : undefined;
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (probes?.has(request.routeOptions.url ?? '')) return;
+  // Callback style, as every hook on the request path: an async hook costs two promises per
+  // request, which an OpenTelemetry SDK's context manager then tracks too (apps/bench --only-otel).
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (probes?.has(request.routeOptions.url ?? '')) return done();
     const problem = hostOriginProblem(request, options, request.url.startsWith('/.well-known/'));
-    if (problem) return sendError(reply, 403, ErrorCode.ServerError, problem);
+    // Answered here: Fastify skips the rest of the request when a hook replies without done().
+    if (problem) return void sendError(reply, 403, ErrorCode.ServerError, problem);
     applyCors(request, reply, options);
+    done();
   });
 
   // RFC 9728 metadata lives at the origin's root, which a prefixed plugin cannot reach: then the

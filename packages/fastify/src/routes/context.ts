@@ -1,7 +1,13 @@
 import type { ApiKeyAuth, ConnectionHost, ConnectionMode } from '@gantry/core';
 import { type AuthInfo, ErrorCode, isStatelessVersion, principalOf, type RequestId } from '@gantry/protocol';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, endpointUrls, InsufficientScopeError, insufficientScopeOutcome } from '../auth';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import {
+  type AuthOptions,
+  authenticate,
+  endpointUrls,
+  InsufficientScopeError,
+  insufficientScopeOutcome,
+} from '../auth';
 import { ClusterSessions, ClusterUnavailableError } from '../cluster/cluster-sessions';
 import { sendError } from '../errors';
 import { InMemoryEventStore } from '../event-store';
@@ -69,11 +75,17 @@ export class EndpointContext {
     });
   }
 
-  /** Verifies the bearer token (when auth is on); false when a challenge was sent instead. */
-  readonly authenticated = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
-    const auth = this.options.auth;
+  /**
+   * Verifies the bearer token (when auth is on); false when a challenge was sent instead.
+   * Synchronous without auth, so an open endpoint's requests make no promise here.
+   */
+  readonly authenticated = (request: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> => {
     if (this.options.apiKeys) return this.keyAuthenticated(request, reply, this.options.apiKeys);
-    if (!auth) return true;
+    if (!this.options.auth) return true;
+    return this.tokenAuthenticated(request, reply, this.options.auth);
+  };
+
+  private async tokenAuthenticated(request: FastifyRequest, reply: FastifyReply, auth: AuthOptions) {
     const outcome = await authenticate(request, auth, endpointUrls(request, auth, this.mcpPath));
     if (outcome.ok) {
       setAuth(request, outcome.auth);
@@ -82,7 +94,7 @@ export class EndpointContext {
     for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
     reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.body));
     return false;
-  };
+  }
 
   /** API keys: the same slot and session binding as OAuth, a plain `Bearer realm` challenge. */
   private async keyAuthenticated(request: FastifyRequest, reply: FastifyReply, keys: ApiKeyAuth) {
@@ -102,9 +114,16 @@ export class EndpointContext {
    * unauthenticated client cannot make the server parse anything. GET and DELETE have no body,
    * so their version header is checked here too; a POST's once its body names the request id.
    */
-  readonly gate = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!(await this.authenticated(request, reply))) return reply;
-    if (request.method !== 'POST' && this.refusedVersion(request, reply, null)) return reply;
+  readonly gate = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    // A callback hook that replied does not call done(): Fastify then skips the rest.
+    const admit = (passed: boolean) => {
+      if (!passed) return;
+      if (request.method !== 'POST' && this.refusedVersion(request, reply, null)) return;
+      done();
+    };
+    const passed = this.authenticated(request, reply);
+    if (typeof passed === 'boolean') return admit(passed);
+    passed.then(admit, done);
   };
 
   /**
@@ -162,8 +181,14 @@ export class EndpointContext {
     );
   }
 
-  /** The session a request names, or an error already sent. */
-  async findSession(request: FastifyRequest, reply: FastifyReply): Promise<HttpSession | undefined> {
+  /**
+   * The session a request names, or an error already sent. Synchronous unless clustered (the
+   * lookup may go to Redis), so a single node's POST makes no promise here.
+   */
+  findSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): HttpSession | undefined | Promise<HttpSession | undefined> {
     const id = header(request, 'mcp-session-id');
     if (id === undefined) {
       sendError(
@@ -174,18 +199,35 @@ export class EndpointContext {
       );
       return undefined;
     }
+    if (!this.cluster) return this.sessionOrNotFound(request, reply, id, this.sessions.get(id));
+    return this.findClustered(this.cluster, request, reply, id);
+  }
+
+  private async findClustered(
+    cluster: ClusterSessions,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+  ): Promise<HttpSession | undefined> {
     let session: HttpSession | undefined;
-    if (this.cluster) {
-      try {
-        session = await this.cluster.find(id, principalOf(authOf(request)));
-      } catch (error) {
-        if (error instanceof ClusterUnavailableError) {
-          this.unavailable(reply, error);
-          return undefined;
-        }
-        throw error;
+    try {
+      session = await cluster.find(id, principalOf(authOf(request)));
+    } catch (error) {
+      if (error instanceof ClusterUnavailableError) {
+        this.unavailable(reply, error);
+        return undefined;
       }
-    } else session = this.sessions.get(id);
+      throw error;
+    }
+    return this.sessionOrNotFound(request, reply, id, session);
+  }
+
+  private sessionOrNotFound(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    session: HttpSession | undefined,
+  ): HttpSession | undefined {
     // A token of another principal gets the same answer as an unknown session: nothing leaks.
     if (!session || session.isClosed || session.principal !== principalOf(authOf(request))) {
       sendError(

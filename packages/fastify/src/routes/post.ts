@@ -175,7 +175,9 @@ async function postSession(
     reply.header('mcp-session-id', id);
     logSessionOf(request, reply, id);
   } else {
-    const found = await context.findSession(request, reply);
+    // Awaited only when it is a promise (clustered): `await` on a value still costs a promise.
+    const pending = context.findSession(request, reply);
+    const found = pending instanceof Promise ? await pending : pending;
     if (!found) return reply;
     session = found;
     // Same principal (checked above), but maybe a refreshed or stepped-up token.
