@@ -91,27 +91,34 @@ async function postStateless(
   return reply;
 }
 
+/**
+ * What a POST step returns: undefined when it is done with the reply (an answer sent, or a
+ * stream that sends one later), or a promise of the reply when it had to wait (opening a
+ * session, a clustered lookup). Fastify waits on that promise, and through the reply's own
+ * `then` until the response ends; the common case, a request on a session this node holds,
+ * stays synchronous, since every promise is work again for an OpenTelemetry SDK's
+ * async-hooks context manager.
+ */
+type Posted = undefined | Promise<FastifyReply>;
+
 /** A session-era POST: one message or a 2025-03-26 batch, on a session or (stateless mode) alone. */
-async function postSession(
+function postSession(
   context: EndpointContext,
   request: FastifyRequest,
   reply: FastifyReply,
   body: unknown,
-): Promise<FastifyReply> {
-  const { options } = context;
+): Posted {
   const version = header(request, 'mcp-protocol-version');
   const batch = Array.isArray(body);
   if (batch && isStatelessVersion(version)) {
-    return sendError(
-      reply,
-      400,
-      ErrorCode.InvalidRequest,
-      'Invalid request: 2026-07-28 has no JSON-RPC batches',
-    );
+    sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: 2026-07-28 has no JSON-RPC batches');
+    return undefined;
   }
   const messages: unknown[] = batch ? body : [body];
-  if (batch && messages.length === 0)
-    return sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
+  if (batch && messages.length === 0) {
+    sendError(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: a batch must not be empty');
+    return undefined;
+  }
   // Classified as the Peer classifies them: it answers every request (unless cancelled) and,
   // in a batch, every invalid entry (JSON-RPC 2.0 §6: id null when it has no usable id).
   const requestIds: RequestId[] = [];
@@ -119,7 +126,10 @@ async function postSession(
   let initialize = false;
   for (const message of messages) {
     const classified = classifyMessage(message);
-    if (classified.kind === 'invalid' && !batch) return invalidMessage(reply, classified);
+    if (classified.kind === 'invalid' && !batch) {
+      invalidMessage(reply, classified);
+      return undefined;
+    }
     if (classified.kind === 'invalid') answered = true;
     if (classified.kind === 'request') {
       requestIds.push(classified.message.id);
@@ -127,84 +137,129 @@ async function postSession(
     }
   }
   if (initialize && batch) {
-    return sendError(
+    sendError(
       reply,
       400,
       ErrorCode.InvalidRequest,
       'Invalid request: initialize must not be part of a batch',
     );
+    return undefined;
   }
+  const post: SessionPost = { body, messages, requestIds, answered, batch, initialize, version };
+  if (initialize || context.options.mode === 'stateless') return openAndPost(context, request, reply, post);
 
+  const found = context.findSession(request, reply);
+  if (found instanceof Promise) {
+    return found.then((session) => {
+      if (session) postOnSession(context, request, reply, session, post);
+      return reply;
+    });
+  }
+  if (found) postOnSession(context, request, reply, found, post);
+  return undefined;
+}
+
+/** A classified session-era POST. */
+interface SessionPost {
+  readonly body: unknown;
+  readonly messages: readonly unknown[];
+  readonly requestIds: readonly RequestId[];
+  /** The server answers something besides requests (a batch's invalid entries). */
+  readonly answered: boolean;
+  readonly batch: boolean;
+  readonly initialize: boolean;
+  /** The `Mcp-Protocol-Version` header. */
+  readonly version: string | undefined;
+}
+
+/** `initialize`, or any POST in stateless mode: a new session (or one-POST connection) first. */
+async function openAndPost(
+  context: EndpointContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  post: SessionPost,
+): Promise<FastifyReply> {
+  const { options } = context;
   // New sessions (and stateless mode's one-POST connections) are refused while draining;
   // requests on open sessions are served until the shutdown grace ends.
-  if (initialize || options.mode === 'stateless') {
-    const refused = refuseWhileDraining(context.host, reply);
-    if (refused) return refused;
-    // No session yet: the principal's cap, before one is opened for nothing.
-    const overCap = refuseOverCap(context, reply, authOf(request), undefined, requestIds);
-    if (overCap) return overCap;
-  }
+  const refused = refuseWhileDraining(context.host, reply);
+  if (refused) return refused;
+  // No session yet: the principal's cap, before one is opened for nothing.
+  const overCap = refuseOverCap(context, reply, authOf(request), undefined, post.requestIds);
+  if (overCap) return overCap;
   let session: HttpSession;
   if (options.mode === 'stateless') {
     // Each POST stands alone: a connection of its own that needs no initialize.
     session = await context.openSession(
       undefined,
       authOf(request),
-      initialize
+      post.initialize
         ? 'session'
-        : { sessionless: { protocolVersion: version ?? '2025-03-26', reason: STATELESS_REASON } },
+        : { sessionless: { protocolVersion: post.version ?? '2025-03-26', reason: STATELESS_REASON } },
     );
     reply.raw.on('close', () => void session.close());
-  } else if (initialize && context.cluster) {
+  } else if (context.cluster) {
     const opened = await openClusterSession(context, request, reply);
     if (!opened) return reply;
     session = opened;
-  } else if (initialize) {
+  } else {
     // Legacy HTTP+SSE connections count too (the `sessions.max` option).
-    if (context.sessions.size + context.legacy.size >= options.maxSessions) {
-      return sendError(
-        reply,
-        503,
-        ErrorCode.InternalError,
-        `Service Unavailable: the server is at its limit of ${options.maxSessions} sessions; try again later`,
-      );
-    }
+    if (context.sessions.size + context.legacy.size >= options.maxSessions) return atLimit(context, reply);
     const id = newId();
     session = await context.openSession(id, authOf(request), 'session');
     context.sessions.add(id, session);
     reply.header('mcp-session-id', id);
     logSessionOf(request, reply, id);
-  } else {
-    // Awaited only when it is a promise (clustered): `await` on a value still costs a promise.
-    const pending = context.findSession(request, reply);
-    const found = pending instanceof Promise ? await pending : pending;
-    if (!found) return reply;
-    session = found;
-    // Same principal (checked above), but maybe a refreshed or stepped-up token.
-    const auth = authOf(request);
-    if (auth && session.connection) session.connection.auth = auth;
-    // A clustered session may run elsewhere; this node counts what it runs itself.
-    const overCap = refuseOverCap(context, reply, auth, session.connection, requestIds);
-    if (overCap) return overCap;
   }
+  deliver(context, request, reply, session, post);
+  return reply;
+}
+
+/** A POST on a session found by its `Mcp-Session-Id`. */
+function postOnSession(
+  context: EndpointContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: HttpSession,
+  post: SessionPost,
+): void {
+  // Same principal (checked by the lookup), but maybe a refreshed or stepped-up token.
+  const auth = authOf(request);
+  if (auth && session.connection) session.connection.auth = auth;
+  // A clustered session may run elsewhere; this node counts what it runs itself.
+  if (refuseOverCap(context, reply, auth, session.connection, post.requestIds)) return;
+  deliver(context, request, reply, session, post);
+}
+
+/** Hands the POST to its session, which answers on `reply` (or 202 when nothing needs an answer). */
+function deliver(
+  context: EndpointContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: HttpSession,
+  post: SessionPost,
+): void {
   // `request.ip`: the socket's address, or the client's with Fastify's `trustProxy` behind a proxy.
   if (session.connection) session.connection.remoteAddress = request.ip;
-  if (batch && session.connection?.behaviourVersion !== '2025-03-26') {
-    return sendError(
+  if (post.batch && session.connection?.behaviourVersion !== '2025-03-26') {
+    sendError(
       reply,
       400,
       ErrorCode.InvalidRequest,
       'Invalid request: JSON-RPC batches are only accepted in sessions that negotiated protocol version 2025-03-26',
     );
+    return;
   }
-  if (session.clustered && routedElsewhere(context, session, messages)) return reply.code(202).send();
-  if (initialize && options.mode !== 'stateless') endIfNotInitialized(context, session, reply);
-  const stream = session.post(body, requestIds, reply, {
+  if (session.clustered && routedElsewhere(context, session, post.messages)) {
+    reply.code(202).send();
+    return;
+  }
+  if (post.initialize && context.options.mode !== 'stateless') endIfNotInitialized(context, session, reply);
+  const stream = session.post(post.body, post.requestIds, reply, {
     stepUp: context.stepUpFor(request, reply),
-    answered,
+    answered: post.answered,
   });
-  if (!stream) return reply.code(202).send();
-  return reply;
+  if (!stream) reply.code(202).send();
 }
 
 /**
@@ -307,26 +362,30 @@ export function registerPost(fastify: FastifyInstance, context: EndpointContext)
   const onRequest = options.rateLimit
     ? [context.gate, transportRateLimit(context.host, options.rateLimit)]
     : context.gate;
-  fastify.post(options.path, { bodyLimit: options.bodyLimit, onRequest }, async (request, reply) => {
+  // Not an async handler: see `Posted`. A step that sent its answer returns undefined, never
+  // the reply (Fastify would send that again and log it).
+  fastify.post(options.path, { bodyLimit: options.bodyLimit, onRequest }, (request, reply): Posted => {
     const contentType = header(request, 'content-type') ?? '';
     if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-      return sendError(
+      sendError(
         reply,
         415,
         ErrorCode.InvalidRequest,
         'Unsupported Media Type: send Content-Type: application/json',
       );
+      return undefined;
     }
     if (!accepts(request, 'application/json', 'text/event-stream')) {
-      return sendError(
+      sendError(
         reply,
         406,
         ErrorCode.InvalidRequest,
         'Not Acceptable: the Accept header must list application/json and text/event-stream',
       );
+      return undefined;
     }
     const body = request.body;
-    if (context.refusedVersion(request, reply, requestIdOf(body))) return reply;
+    if (context.refusedVersion(request, reply, requestIdOf(body))) return undefined;
     adoptTraceHeaders(body, request.headers);
     if (isStatelessPost(body, header(request, 'mcp-protocol-version')))
       return postStateless(context, request, reply, body);
