@@ -35,6 +35,9 @@ import { type CancelledNotificationParams, Method, type ProgressNotificationPara
 /** setTimeout's largest delay; longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What `transmit` returns for a transport whose `send` returned nothing: sent, at once. */
+const SENT: Promise<void> = Promise.resolve();
+
 /** Default time an outbound request waits for its response: 60 s. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -97,6 +100,15 @@ export class Peer {
   private readonly inflight = new Map<RequestId, InboundRequest>();
   private readonly requestTimeoutMs: number;
   private readonly limit?: InflightLimit;
+  /**
+   * The last promise the transport's `send` returned, and the same with its failure reported.
+   * A transport that joins the messages of one tick into one write (stdio) returns one promise
+   * for all of them, and it needs one handler, not one per message.
+   */
+  private lastSent?: Promise<void>;
+  private lastWritten: Promise<void> = SENT;
+  /** Requests whose answers went out in one write: their in-flight slots are freed together. */
+  private releasing?: { readonly written: Promise<void>; readonly requests: InboundRequest[] };
 
   constructor(private readonly options: PeerOptions = {}) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -332,8 +344,23 @@ export class Peer {
       limit?.release(inbound);
     } else {
       const written = this.write(response, inbound.id);
-      if (limit) written.then(() => limit.release(inbound));
+      if (limit) this.releaseWhenWritten(limit, written, inbound);
     }
+  }
+
+  /** Frees `inbound`'s slot once `written` settles, with the other answers of the same write. */
+  private releaseWhenWritten(limit: InflightLimit, written: Promise<void>, inbound: InboundRequest): void {
+    const current = this.releasing;
+    if (current?.written === written) {
+      current.requests.push(inbound);
+      return;
+    }
+    const group = { written, requests: [inbound] };
+    this.releasing = group;
+    written.then(() => {
+      if (this.releasing === group) this.releasing = undefined;
+      for (const request of group.requests) limit.release(request);
+    });
   }
 
   private settleBatchEntry(batch: BatchCollector): void {
@@ -457,7 +484,12 @@ export class Peer {
 
   /** Sends and reports failures to `onError`: for responses and notifications, nobody else waits. */
   private write(message: WireMessage, relatedRequestId?: RequestId): Promise<void> {
-    return this.transmit(message, relatedRequestId).catch((error) => this.reportError(error));
+    const sent = this.transmit(message, relatedRequestId);
+    if (sent !== this.lastSent) {
+      this.lastSent = sent;
+      this.lastWritten = sent.catch((error) => this.reportError(error));
+    }
+    return this.lastWritten;
   }
 
   /** Sends; the promise rejects when the transport fails to. */
@@ -466,7 +498,7 @@ export class Peer {
     if (!transport || this.closed) return Promise.reject(new NotConnectedError());
     try {
       const sent = transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
-      return sent ?? Promise.resolve();
+      return sent ?? SENT;
     } catch (error) {
       return Promise.reject(error);
     }

@@ -241,6 +241,77 @@ describe('Peer: maxInflight on a transport that can pause', () => {
   });
 });
 
+/** Like stdio: what is sent in one tick goes out in one write, and every send returns its promise. */
+class BatchingTransport extends PausableTransport {
+  private write?: { promise: Promise<void>; settle: (error?: Error) => void };
+  sends = 0;
+
+  override send(message: WireMessage): Promise<void> {
+    this.sent.push(message);
+    this.sends++;
+    if (!this.write) {
+      let settle!: (error?: Error) => void;
+      const promise = new Promise<void>((resolve, reject) => {
+        settle = (error) => (error ? reject(error) : resolve());
+      });
+      this.write = { promise, settle };
+    }
+    return this.write.promise;
+  }
+
+  /** The pending write completes, or fails with `error`. */
+  finishWrite(error?: Error): void {
+    const write = this.write;
+    this.write = undefined;
+    write?.settle(error);
+  }
+}
+
+describe('Peer: maxInflight on a transport that joins its writes', () => {
+  it('keeps the slots of answers sharing one write until it settles, then frees them all', async () => {
+    const transport = new BatchingTransport();
+    const started: number[] = [];
+    await connected(transport, {
+      onRequest: (r) => {
+        started.push(r.id as number);
+        return {};
+      },
+      maxInflight: 2,
+    });
+    for (let id = 1; id <= 4; id++) transport.deliver(request(id));
+    await settle();
+    // 1 and 2 are answered in one write that has not completed: 3 and 4 wait.
+    expect(started).toEqual([1, 2]);
+    expect(transport.sent).toHaveLength(2);
+    transport.finishWrite();
+    await settle();
+    expect(started).toEqual([1, 2, 3, 4]);
+    transport.finishWrite();
+    await settle();
+    for (let id = 1; id <= 4; id++) expect(transport.responseTo(id)).toMatchObject({ result: {} });
+  });
+
+  it('reports a failed write once, however many answers it carried, and frees their slots', async () => {
+    const transport = new BatchingTransport();
+    const errors: Error[] = [];
+    const started: number[] = [];
+    await connected(transport, {
+      onRequest: (r) => {
+        started.push(r.id as number);
+        return {};
+      },
+      onError: (error) => errors.push(error),
+      maxInflight: 2,
+    });
+    for (let id = 1; id <= 3; id++) transport.deliver(request(id));
+    await settle();
+    transport.finishWrite(new Error('EPIPE: the reader went away'));
+    await settle();
+    expect(errors.map((error) => error.message)).toEqual(['EPIPE: the reader went away']);
+    expect(started).toEqual([1, 2, 3]);
+  });
+});
+
 describe('Peer: maxInflight on a transport that cannot pause', () => {
   it('answers a request beyond the limit with −32603 naming maxInflight, and takes requests again once one is answered', async () => {
     const transport = new ScriptedTransport();
