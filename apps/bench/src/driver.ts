@@ -30,6 +30,15 @@ export function rotate<T>(items: readonly T[], turn: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
+/** A server's measured slices added up, and the CPU time it used in them (null: unreadable). */
+interface SliceTotal {
+  responses: number;
+  answered: number;
+  seconds: number;
+  cpuNs: number | null;
+  latenciesUs: number[];
+}
+
 /**
  * Spawns one fresh child per server, warms each up, then runs measured slices round-robin
  * until every server has had `durationMs`. Returns each server's slices added up. With a
@@ -40,22 +49,32 @@ async function interleave(
   schedule: Schedule,
   cpu: number | null,
   runSlice: (server: ServerProcess, ms: number) => Promise<Slice>,
-): Promise<Map<string, Slice>> {
+): Promise<Map<string, SliceTotal>> {
   const servers: ServerProcess[] = [];
   const unpin = cpu === null ? null : pinSelf(cpu);
   try {
     for (const spec of specs) servers.push(await ServerProcess.start(spec, cpu));
     for (const server of servers) await runSlice(server, schedule.warmupMs);
-    const totals = new Map(
-      servers.map((server) => [server.name, { responses: 0, seconds: 0, latenciesUs: [] as number[] }]),
+    const totals = new Map<string, SliceTotal>(
+      servers.map((server) => [
+        server.name,
+        { responses: 0, answered: 0, seconds: 0, cpuNs: 0, latenciesUs: [] },
+      ]),
     );
     const cycles = Math.max(1, Math.round(schedule.durationMs / schedule.sliceMs));
     for (let cycle = 0; cycle < cycles; cycle++) {
       for (const server of rotate(servers, cycle)) {
+        const cpuBefore = server.cpuTimeNs();
         const slice = await runSlice(server, schedule.sliceMs);
+        const cpuAfter = server.cpuTimeNs();
         const total = totals.get(server.name)!;
         total.responses += slice.responses;
+        total.answered += slice.answered;
         total.seconds += slice.seconds;
+        total.cpuNs =
+          total.cpuNs === null || cpuBefore === null || cpuAfter === null
+            ? null
+            : total.cpuNs + cpuAfter - cpuBefore;
         for (const latency of slice.latenciesUs) total.latenciesUs.push(latency);
       }
     }
@@ -66,15 +85,30 @@ async function interleave(
   }
 }
 
-/** Pipelined throughput per server, in msgs/s. Never pinned: driver and server each need a CPU. */
+/** Pipelined throughput of one server, and the CPU time it spent per answer. */
+export interface PipelinedResult {
+  readonly msgsPerSecond: number;
+  /** µs of the server's CPU per answer (every answer of the slices, their drain included); null where unreadable. */
+  readonly serverCpuUs: number | null;
+}
+
+/** Pipelined throughput per server. Never pinned: driver and server each need a CPU. */
 export async function measurePipelined(
   specs: readonly ServerSpec[],
   schedule: Schedule,
-): Promise<Map<string, number>> {
+): Promise<Map<string, PipelinedResult>> {
   const totals = await interleave(specs, schedule, null, (server, ms) =>
     server.pipelined(ms, schedule.inFlight),
   );
-  return new Map([...totals].map(([name, total]) => [name, total.responses / total.seconds]));
+  return new Map(
+    [...totals].map(([name, total]) => [
+      name,
+      {
+        msgsPerSecond: total.responses / total.seconds,
+        serverCpuUs: total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered,
+      },
+    ]),
+  );
 }
 
 /**

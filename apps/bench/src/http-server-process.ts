@@ -2,8 +2,8 @@
 // drives it: spawn, MCP sessions over Streamable HTTP, checking every answer, timed slices of
 // traffic with a given number of requests in flight, memory readings.
 import { type ChildProcess, fork } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { processCpuTimeNs } from './process-cpu';
 import {
   type Era,
   expectEcho,
@@ -166,24 +166,9 @@ export class HttpServerProcess implements HttpTarget {
     return this.child.pid as number;
   }
 
-  /**
-   * CPU time the server has used so far, all its threads together, in ns (Linux
-   * `/proc/<pid>/task/<tid>/schedstat`, summed); null where that cannot be read.
-   */
+  /** CPU time the server has used so far, in ns; null where that cannot be read (see process-cpu.ts). */
   cpuTimeNs(): number | null {
-    try {
-      let total = 0;
-      for (const task of readdirSync(`/proc/${this.pid}/task`)) {
-        try {
-          total += Number(readFileSync(`/proc/${this.pid}/task/${task}/schedstat`, 'utf8').split(' ', 1)[0]);
-        } catch {
-          // The thread ended between the listing and the read.
-        }
-      }
-      return Number.isFinite(total) ? total : null;
-    } catch {
-      return null;
-    }
+    return processCpuTimeNs(this.pid);
   }
 
   /** Adds the server's recent output (and whether it died) to an error about it. */

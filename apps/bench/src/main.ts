@@ -446,7 +446,7 @@ async function runRound(
   const rounds = (name: string) => results.get(name)!.rounds;
   const line = (name: string, text: string) => progress(`  ${name.padEnd(20)} ${text}`);
 
-  for (const [name, rate] of await measurePipelined(specs, settings)) {
+  for (const [name, { msgsPerSecond: rate }] of await measurePipelined(specs, settings)) {
     rounds(name).pipelined.push(rate);
     line(name, `pipelined   ${Math.round(rate)} msg/s`);
   }

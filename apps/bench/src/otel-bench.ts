@@ -12,7 +12,7 @@ import { measurePipelined, rotate } from './driver';
 import { measureSlices } from './http-driver';
 import { HttpMcpClient, HttpServerProcess, type HttpServerSpec } from './http-server-process';
 import { startLoadWindow } from './machine-load';
-import { formatNumber, table } from './report-tables';
+import { formatNumber, table, verdictOf } from './report-tables';
 import type { ServerSpec } from './server-process';
 import { OTEL_MODE_ENV, type OtelMode } from './servers/otel-mode';
 import { median } from './stats';
@@ -48,6 +48,13 @@ export interface OtelResults {
   otherLoad: (number | null)[];
   rounds: Record<Measure, Record<Variant, number[]>>;
   median: Record<Measure, Record<Variant, number>>;
+  /**
+   * Per measure and variant: µs of the server's own CPU per answer, one value per round (null
+   * where /proc cannot be read), and their median. Throughput also carries the driver, which
+   * shares the 2 CPUs with the server; this is what a request costs the server alone.
+   */
+  cpuUs: Record<Measure, Record<Variant, (number | null)[]>>;
+  cpuMedian: Record<Measure, Record<Variant, number | null>>;
   /** Per measure: `api` and `sdk` over `off`, and `floor-sdk` over `floor-off`, of the medians and per round. */
   ratios: Record<Measure, Record<'api' | 'sdk' | 'floor', { ratio: number; rounds: number[] }>>;
   /**
@@ -55,6 +62,8 @@ export interface OtelResults {
    * medians: 1/sdk − 1/off), in Gantry and in the floor; Gantry's own share is the difference.
    */
   sdkCostUs: Record<Measure, { gantry: number; floor: number }>;
+  /** The same from the server's CPU time (median CPU per answer with the SDK − without); null where unread. */
+  sdkCpuCostUs: Record<Measure, { gantry: number | null; floor: number | null }>;
 }
 
 /** At least this share of the baseline's throughput (issue 15). */
@@ -62,8 +71,8 @@ export const OTEL_TARGETS: Readonly<Record<'api' | 'sdk', number>> = { api: 0.98
 
 const HTTP_CONCURRENCY = 16;
 
-function emptyByVariant(): Record<Variant, number[]> {
-  return Object.fromEntries(VARIANTS.map((variant) => [variant, []])) as unknown as Record<Variant, number[]>;
+function emptyByVariant<T>(): Record<Variant, T[]> {
+  return Object.fromEntries(VARIANTS.map((variant) => [variant, []])) as unknown as Record<Variant, T[]>;
 }
 
 async function measureHttp16(specs: readonly HttpServerSpec[], schedule: OtelSchedule) {
@@ -102,18 +111,26 @@ export async function runOtel(
     }));
   const httpSpecs: HttpServerSpec[] = specsOf(join('http', 'gantry.js'), join('http', 'floor.js'));
   const stdioSpecs: ServerSpec[] = specsOf('gantry-echo.js', 'floor-echo.js');
-  const rounds = { http16: emptyByVariant(), pipelined: emptyByVariant() };
+  const rounds = { http16: emptyByVariant<number>(), pipelined: emptyByVariant<number>() };
+  const cpuUs = { http16: emptyByVariant<number | null>(), pipelined: emptyByVariant<number | null>() };
+  const cpuText = (us: number | null) => (us === null ? '' : `, ${us.toFixed(1)} µs CPU each`);
   const otherLoad: (number | null)[] = [];
   for (let round = 0; round < schedule.rounds; round++) {
     progress(`observability round ${round + 1}/${schedule.rounds}`);
     const endLoadWindow = startLoadWindow();
     for (const [variant, result] of await measureHttp16(rotate(httpSpecs, round), schedule)) {
       rounds.http16[variant as Variant].push(result.requestsPerSecond);
-      progress(`  ${variant.padEnd(9)} HTTP c=16   ${Math.round(result.requestsPerSecond)} req/s`);
+      cpuUs.http16[variant as Variant].push(result.serverCpuUs);
+      progress(
+        `  ${variant.padEnd(9)} HTTP c=16   ${Math.round(result.requestsPerSecond)} req/s${cpuText(result.serverCpuUs)}`,
+      );
     }
-    for (const [variant, rate] of await measurePipelined(rotate(stdioSpecs, round), schedule)) {
-      rounds.pipelined[variant as Variant].push(rate);
-      progress(`  ${variant.padEnd(9)} stdio piped ${Math.round(rate)} msg/s`);
+    for (const [variant, result] of await measurePipelined(rotate(stdioSpecs, round), schedule)) {
+      rounds.pipelined[variant as Variant].push(result.msgsPerSecond);
+      cpuUs.pipelined[variant as Variant].push(result.serverCpuUs);
+      progress(
+        `  ${variant.padEnd(9)} stdio piped ${Math.round(result.msgsPerSecond)} msg/s${cpuText(result.serverCpuUs)}`,
+      );
     }
     const load = endLoadWindow();
     otherLoad.push(load);
@@ -139,14 +156,31 @@ export async function runOtel(
     const added = (withSdk: number, without: number) => 1e6 / withSdk - 1e6 / without;
     return { gantry: added(m.sdk, m.off), floor: added(m['floor-sdk'], m['floor-off']) };
   };
+  const cpuMedianOf = (byVariant: Record<Variant, (number | null)[]>) =>
+    Object.fromEntries(
+      VARIANTS.map((variant) => {
+        const values = byVariant[variant];
+        return [variant, values.includes(null) ? null : median(values as number[])];
+      }),
+    ) as Record<Variant, number | null>;
+  const cpuMedian = { http16: cpuMedianOf(cpuUs.http16), pipelined: cpuMedianOf(cpuUs.pipelined) };
+  const cpuCostOf = (measure: Measure) => {
+    const m = cpuMedian[measure];
+    const added = (withSdk: number | null, without: number | null) =>
+      withSdk === null || without === null ? null : withSdk - without;
+    return { gantry: added(m.sdk, m.off), floor: added(m['floor-sdk'], m['floor-off']) };
+  };
   return {
     date: new Date().toISOString(),
     settings: schedule,
     otherLoad,
     rounds,
     median: medians,
+    cpuUs,
+    cpuMedian,
     ratios: { http16: ratiosOf('http16'), pipelined: ratiosOf('pipelined') },
     sdkCostUs: { http16: costOf('http16'), pipelined: costOf('pipelined') },
+    sdkCpuCostUs: { http16: cpuCostOf('http16'), pipelined: cpuCostOf('pipelined') },
   };
 }
 
@@ -180,8 +214,9 @@ export function renderOtelReport(results: OtelResults): string {
     rows.push([
       `${mode} ÷ off (target ≥ ${OTEL_TARGETS[mode]}×)`,
       ...measures.map((measure) => {
-        const verdict = results.ratios[measure][mode].ratio >= OTEL_TARGETS[mode] ? 'met' : 'MISSED';
-        return `${ratioCell(measure, mode)} ${verdict}`;
+        const { ratio, rounds } = results.ratios[measure][mode];
+        const verdict = verdictOf((value) => value >= OTEL_TARGETS[mode], ratio, rounds);
+        return `${ratioCell(measure, mode)} ${verdict === 'missed' ? 'MISSED' : verdict}`;
       }),
     ]);
   }
@@ -193,9 +228,29 @@ export function renderOtelReport(results: OtelResults): string {
       return `${formatNumber(gantry, 1)} / ${formatNumber(floor, 1)}`;
     }),
   ]);
+  const us = (value: number | null) => (value === null ? '–' : formatNumber(value, 1));
+  const cpuRow = (label: string, variants: readonly Variant[]) => [
+    label,
+    ...measures.map((measure) =>
+      variants.map((variant) => us(results.cpuMedian[measure][variant])).join(' · '),
+    ),
+  ];
+  rows.push(cpuRow('server CPU µs per answer: off · api · sdk', ['off', 'api', 'sdk']));
+  rows.push(cpuRow('server CPU µs per answer: floor · with SDK', ['floor-off', 'floor-sdk']));
+  rows.push([
+    'server CPU µs the SDK adds: Gantry / floor',
+    ...measures.map((measure) => {
+      const { gantry, floor } = results.sdkCpuCostUs[measure];
+      return `${us(gantry)} / ${us(floor)}`;
+    }),
+  ]);
   return [
     'Observability: OpenTelemetry off, API only and SDK (Gantry echo server; medians of the rounds)',
     '',
     table(rows),
+    '',
+    'Ratios of medians with the lowest–highest ratio of a single round in brackets; met/MISSED when',
+    'they all agree, unclear when the rounds disagree. Throughput includes the driver, which shares',
+    'the machine with the server; the CPU rows are the server process alone.',
   ].join('\n');
 }

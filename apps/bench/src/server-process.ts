@@ -2,6 +2,7 @@
 // spawn, framing, correlation, checking every answer, and timed slices of traffic.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { pinnedCommand } from './cpu-affinity';
+import { processCpuTimeNs } from './process-cpu';
 
 /**
  * Which protocol era a driver speaks: `session` is the session era (2025-11-25: `initialize`
@@ -23,6 +24,8 @@ export interface ServerSpec {
 export interface Slice {
   /** Responses received inside the slice's window (answers to requests still in flight at its end are not counted). */
   readonly responses: number;
+  /** Every response the slice received, also those that came after its window closed. */
+  readonly answered: number;
   readonly seconds: number;
   /** Sequential slices only: write → response parsed, per request, in µs. */
   readonly latenciesUs: number[];
@@ -199,6 +202,7 @@ export class ServerProcess {
     const pending = new Set<number>();
     let sending = true;
     let responses = 0;
+    let answered = 0;
     const send = () => {
       const id = this.nextId++;
       pending.add(id);
@@ -210,6 +214,7 @@ export class ServerProcess {
         const id = response.id as number;
         if (!pending.delete(id)) throw new Error(`${this.name}: response to unknown request ${response.id}`);
         expectEcho(this.name, response, id, this.era === 'stateless');
+        answered++;
         if (sending) {
           responses++;
           send();
@@ -221,7 +226,7 @@ export class ServerProcess {
     sending = false;
     const seconds = secondsSince(startedAt);
     await done;
-    return { responses, seconds, latenciesUs: [] };
+    return { responses, answered, seconds, latenciesUs: [] };
   }
 
   /** One request at a time for `durationMs`, the next written as soon as a response is parsed. */
@@ -252,7 +257,12 @@ export class ServerProcess {
     sending = false;
     const seconds = secondsSince(startedAt);
     await done;
-    return { responses: latenciesUs.length, seconds, latenciesUs };
+    return { responses: latenciesUs.length, answered: latenciesUs.length + 1, seconds, latenciesUs };
+  }
+
+  /** CPU time the server has used so far, in ns; null where that cannot be read (see process-cpu.ts). */
+  cpuTimeNs(): number | null {
+    return processCpuTimeNs(this.child.pid);
   }
 
   /** Stops the server and waits until it is gone, so the next measurement has the CPU to itself. */
