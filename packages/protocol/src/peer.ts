@@ -344,18 +344,22 @@ export class Peer {
       limit?.release(inbound);
     } else {
       const written = this.write(response, inbound.id);
-      if (limit) this.releaseWhenWritten(limit, written, inbound);
+      if (limit) this.releaseWhenWritten(limit, written, [inbound]);
     }
   }
 
-  /** Frees `inbound`'s slot once `written` settles, with the other answers of the same write. */
-  private releaseWhenWritten(limit: InflightLimit, written: Promise<void>, inbound: InboundRequest): void {
+  /** Frees the slots of `requests` once `written` settles, with the other answers of the same write. */
+  private releaseWhenWritten(
+    limit: InflightLimit,
+    written: Promise<void>,
+    requests: readonly InboundRequest[],
+  ): void {
     const current = this.releasing;
     if (current?.written === written) {
-      current.requests.push(inbound);
+      current.requests.push(...requests);
       return;
     }
-    const group = { written, requests: [inbound] };
+    const group = { written, requests: [...requests] };
     this.releasing = group;
     written.then(() => {
       if (this.releasing === group) this.releasing = undefined;
@@ -366,13 +370,8 @@ export class Peer {
   private settleBatchEntry(batch: BatchCollector): void {
     batch.remaining--;
     if (batch.remaining > 0) return;
-    const written =
-      batch.responses.length > 0 && !this.closed ? this.write(batch.responses) : Promise.resolve();
-    const limit = this.limit;
-    if (!limit) return;
-    written.then(() => {
-      for (const inbound of batch.settled) limit.release(inbound);
-    });
+    const written = batch.responses.length > 0 && !this.closed ? this.write(batch.responses) : SENT;
+    if (this.limit) this.releaseWhenWritten(this.limit, written, batch.settled);
   }
 
   private toWireError(error: unknown): McpError {
