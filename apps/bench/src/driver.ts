@@ -31,12 +31,41 @@ export function rotate<T>(items: readonly T[], turn: number): T[] {
 }
 
 /** A server's measured slices added up, and the CPU time it used in them (null: unreadable). */
-interface SliceTotal {
+export interface SliceTotal {
   responses: number;
   answered: number;
   seconds: number;
   cpuNs: number | null;
   latenciesUs: number[];
+}
+
+/** Nothing measured yet. */
+export function emptySliceTotal(): SliceTotal {
+  return { responses: 0, answered: 0, seconds: 0, cpuNs: 0, latenciesUs: [] };
+}
+
+/** Runs one slice on `server` and adds it, and the server's CPU time during it, to `total`. */
+export async function addSlice<S extends Omit<SliceTotal, 'cpuNs'>>(
+  total: SliceTotal,
+  server: { cpuTimeNs(): number | null },
+  run: () => Promise<S>,
+): Promise<void> {
+  const cpuBefore = server.cpuTimeNs();
+  const slice = await run();
+  const cpuAfter = server.cpuTimeNs();
+  total.responses += slice.responses;
+  total.answered += slice.answered;
+  total.seconds += slice.seconds;
+  total.cpuNs =
+    total.cpuNs === null || cpuBefore === null || cpuAfter === null
+      ? null
+      : total.cpuNs + cpuAfter - cpuBefore;
+  for (const latency of slice.latenciesUs) total.latenciesUs.push(latency);
+}
+
+/** µs of the server's CPU per answer of `total`; null where its CPU time could not be read. */
+export function cpuUsPerAnswer(total: SliceTotal): number | null {
+  return total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered;
 }
 
 /**
@@ -55,28 +84,11 @@ async function interleave(
   try {
     for (const spec of specs) servers.push(await ServerProcess.start(spec, cpu));
     for (const server of servers) await runSlice(server, schedule.warmupMs);
-    const totals = new Map<string, SliceTotal>(
-      servers.map((server) => [
-        server.name,
-        { responses: 0, answered: 0, seconds: 0, cpuNs: 0, latenciesUs: [] },
-      ]),
-    );
+    const totals = new Map(servers.map((server) => [server.name, emptySliceTotal()]));
     const cycles = Math.max(1, Math.round(schedule.durationMs / schedule.sliceMs));
     for (let cycle = 0; cycle < cycles; cycle++) {
-      for (const server of rotate(servers, cycle)) {
-        const cpuBefore = server.cpuTimeNs();
-        const slice = await runSlice(server, schedule.sliceMs);
-        const cpuAfter = server.cpuTimeNs();
-        const total = totals.get(server.name)!;
-        total.responses += slice.responses;
-        total.answered += slice.answered;
-        total.seconds += slice.seconds;
-        total.cpuNs =
-          total.cpuNs === null || cpuBefore === null || cpuAfter === null
-            ? null
-            : total.cpuNs + cpuAfter - cpuBefore;
-        for (const latency of slice.latenciesUs) total.latenciesUs.push(latency);
-      }
+      for (const server of rotate(servers, cycle))
+        await addSlice(totals.get(server.name)!, server, () => runSlice(server, schedule.sliceMs));
     }
     return totals;
   } finally {
@@ -105,7 +117,7 @@ export async function measurePipelined(
       name,
       {
         msgsPerSecond: total.responses / total.seconds,
-        serverCpuUs: total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered,
+        serverCpuUs: cpuUsPerAnswer(total),
       },
     ]),
   );

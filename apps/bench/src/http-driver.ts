@@ -3,7 +3,7 @@
 // machine lands on all of them rather than deciding a ratio.
 import { Agent } from 'node:http';
 import { pinProcess, pinSelf } from './cpu-affinity';
-import { rotate } from './driver';
+import { addSlice, cpuUsPerAnswer, emptySliceTotal, rotate } from './driver';
 import {
   HttpMcpClient,
   HttpServerProcess,
@@ -74,36 +74,18 @@ export async function measureSlices<C extends { readonly name: string }>(
   schedule: { readonly durationMs: number; readonly sliceMs: number },
   slice: (client: C) => Promise<HttpSlice>,
 ): Promise<Map<string, ConcurrencyResult>> {
-  const totals = new Map(
-    clients.map((client) => [
-      client.name,
-      { responses: 0, answered: 0, seconds: 0, cpuNs: 0 as number | null, latenciesUs: [] as number[] },
-    ]),
-  );
+  const totals = new Map(clients.map((client) => [client.name, emptySliceTotal()]));
   const cycles = Math.max(1, Math.round(schedule.durationMs / schedule.sliceMs));
   for (let cycle = 0; cycle < cycles; cycle++) {
-    for (const client of rotate(clients, cycle)) {
-      const server = servers[clients.indexOf(client)];
-      const cpuBefore = server.cpuTimeNs();
-      const measured = await slice(client);
-      const cpuAfter = server.cpuTimeNs();
-      const total = totals.get(client.name)!;
-      total.responses += measured.responses;
-      total.answered += measured.answered;
-      total.seconds += measured.seconds;
-      total.cpuNs =
-        total.cpuNs === null || cpuBefore === null || cpuAfter === null
-          ? null
-          : total.cpuNs + cpuAfter - cpuBefore;
-      for (const latency of measured.latenciesUs) total.latenciesUs.push(latency);
-    }
+    for (const client of rotate(clients, cycle))
+      await addSlice(totals.get(client.name)!, servers[clients.indexOf(client)], () => slice(client));
   }
   const results = new Map<string, ConcurrencyResult>();
   for (const [name, total] of totals) {
     const sorted = Float64Array.from(total.latenciesUs).sort();
     results.set(name, {
       requestsPerSecond: total.responses / total.seconds,
-      serverCpuUs: total.cpuNs === null ? null : total.cpuNs / 1000 / total.answered,
+      serverCpuUs: cpuUsPerAnswer(total),
       p50Us: percentileOfSorted(sorted, 50),
       p99Us: percentileOfSorted(sorted, 99),
     });
