@@ -20,10 +20,15 @@ interface Arguments {
   stateKey?: string;
   /** `--metrics`: `GET /metrics` (Prometheus text format) beside `/mcp` on the HTTP listener. */
   metrics: boolean;
+  /**
+   * `--trust-proxy ADDRESSES`: the proxies (addresses, CIDR ranges, `loopback`, comma-separated)
+   * whose `X-Forwarded-For` names the client, on HTTP and WebSocket.
+   */
+  trustProxy?: string;
 }
 
 const USAGE =
-  'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000] [--redis redis://host:6379] [--state-key KEY] [--metrics]';
+  'usage: main.js [--http] [--ws] [--host 127.0.0.1] [--port 3000] [--redis redis://host:6379] [--state-key KEY] [--metrics] [--trust-proxy ADDRESSES]';
 
 /** A `redis://` or `rediss://` URL, or an error naming where the value came from. */
 function redisUrl(value: string, from: string): string {
@@ -44,7 +49,9 @@ function redisUrl(value: string, from: string): string {
  * port. Both: one port, Streamable HTTP and WebSocket side by side at /mcp. `--host` or
  * `--port` alone mean `--http`. `--redis` (or `REDIS_URL`) keeps the notes in Redis instead of
  * `NOTES_DIR`; `--state-key` (or `GANTRY_STATE_KEY`) goes with it. `--metrics` serves `GET /metrics`
- * beside `/mcp` (HTTP only). Flags win over the environment.
+ * beside `/mcp` (HTTP only). `--trust-proxy` names the proxies in front (e.g. `loopback` for an
+ * nginx on the same host), so that logs and limits see each client's address. Flags win over
+ * the environment.
  */
 function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Arguments {
   const args: Arguments = { http: false, ws: false, host: '127.0.0.1', port: 3000, metrics: false };
@@ -63,6 +70,11 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Arguments {
         args.stateKey = value;
         stateKeyFlag = true;
       }
+    } else if (arg === '--trust-proxy') {
+      const value = argv[++i];
+      if (value === undefined || value === '')
+        throw new Error("--trust-proxy needs the proxies' addresses, e.g. loopback or 10.0.0.0/8");
+      args.trustProxy = value;
     } else if (arg === '--port' || arg === '--host') {
       const value = argv[++i];
       if (value === undefined) throw new Error(`${arg} needs a value`);
@@ -153,13 +165,19 @@ async function main(): Promise<void> {
       onListening: () => {},
       auth: keys,
       metrics: telemetry.metrics,
+      trustProxy: args.trustProxy,
     });
     await app.listen(listener);
     const url = listener.url as string;
     // WebSocket upgrades of /mcp go to @gantry/ws; every other request stays with Fastify.
     const fastify = listener.fastify;
     if (args.ws && fastify)
-      attachWebSocket(app, { server: fastify.server, path: '/mcp', authenticate: keys });
+      attachWebSocket(app, {
+        server: fastify.server,
+        path: '/mcp',
+        authenticate: keys,
+        trustProxy: args.trustProxy,
+      });
     const wsUrl = url.replace(/^http:/, 'ws:');
     process.stderr.write(
       [
@@ -182,7 +200,12 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } else if (args.ws) {
-    const listener = websocket({ host: args.host, port: args.port, authenticate: keys });
+    const listener = websocket({
+      host: args.host,
+      port: args.port,
+      authenticate: keys,
+      trustProxy: args.trustProxy,
+    });
     await app.listen(listener);
     process.stderr.write(
       [

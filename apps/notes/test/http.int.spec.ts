@@ -53,3 +53,70 @@ describe('apps/notes over HTTP (--http --port 0)', () => {
     await client.close();
   });
 });
+
+describe('apps/notes behind a proxy (--trust-proxy)', () => {
+  /** Starts notes with `flags`, sends one POST as a proxy would, and returns the request's log line. */
+  async function loggedAddress(flags: string[]): Promise<unknown> {
+    const dir = mkdtempSync(join(tmpdir(), 'gantry-notes-proxy-'));
+    const child = spawn(process.execPath, [MAIN, '--http', '--port', '0', ...flags], {
+      env: { ...process.env, NOTES_DIR: dir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const waiters: (() => void)[] = [];
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+      for (const wake of waiters.splice(0)) wake();
+    });
+    child.once('exit', () => {
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const until = async <T>(find: () => T | undefined, what: string): Promise<T> => {
+      for (;;) {
+        const found = find();
+        if (found !== undefined) return found;
+        if (child.exitCode !== null) throw new Error(`notes exited before ${what}: ${stderr}`);
+        await new Promise<void>((wake) => waiters.push(wake));
+      }
+    };
+    try {
+      const url = await until(
+        () => /serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1],
+        'its URL',
+      );
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-forwarded-for': '203.0.113.7',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(response.status).toBeLessThan(500);
+      await response.arrayBuffer();
+      const line = await until(
+        () =>
+          stderr
+            .split('\n')
+            .filter((text) => text.startsWith('{'))
+            .map((text) => JSON.parse(text) as { msg?: string; req?: { remoteAddress?: string } })
+            .find((entry) => entry.msg === 'incoming request'),
+        'the request line',
+      );
+      return line.req?.remoteAddress;
+    } finally {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((done) => child.once('exit', done));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('logs the client X-Forwarded-For names when the proxy is trusted', async () => {
+    expect(await loggedAddress(['--trust-proxy', 'loopback'])).toBe('203.0.113.7');
+  });
+
+  it('logs the socket address, ignoring the header, without the flag', async () => {
+    expect(await loggedAddress([])).toBe('127.0.0.1');
+  });
+});

@@ -218,3 +218,9 @@ export {
   type StdioTransportOptions,
   stdio,
 } from './transports/stdio';
+export {
+  clientAddress,
+  compileTrustProxy,
+  type TrustFunction,
+  type TrustProxy,
+} from './transports/trust-proxy';

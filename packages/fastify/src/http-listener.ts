@@ -1,10 +1,12 @@
 import {
   type ConnectionHost,
+  compileTrustProxy,
   isDefaultLogger,
   type McpListener,
   pinoLogger,
   pinoOf,
   routeDefaultLogger,
+  type TrustProxy,
 } from '@gantry/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -31,6 +33,14 @@ export interface HttpListenerOptions extends Omit<GantryMcpOptions, 'app'> {
    * `LOG_LEVEL`, else `info`; lines go to `stream`, default stderr.
    */
   logger?: false | HttpLoggerOptions;
+  /**
+   * Fastify's `trustProxy`: which peers are proxies whose `X-Forwarded-For` names the client
+   * (`request.ip`, hence `ctx.remoteAddress`, `by: 'ip'` rate limits and log lines): addresses,
+   * CIDR ranges, `'loopback'`, `'linklocal'`, `'uniquelocal'` (comma-separated or an array),
+   * `true` for every peer, or a function. Default: none, the socket's address (behind nginx,
+   * nginx's). A hop count is refused: it cannot tell a proxy from a client that forged hops.
+   */
+  trustProxy?: TrustProxy;
 }
 
 /** Options of the `http()` listener's pino logger. */
@@ -92,7 +102,8 @@ export interface HttpListener extends McpListener {
  * ```
  */
 export function http(options: HttpListenerOptions = {}): HttpListener {
-  const { host = '127.0.0.1', port = 3000, onListening, logger, ...pluginOptions } = options;
+  const { host = '127.0.0.1', port = 3000, onListening, logger, trustProxy, ...pluginOptions } = options;
+  const trust = compileTrustProxy('http()', trustProxy);
   if (logger !== undefined && logger !== false) {
     if (typeof logger !== 'object' || logger === null) {
       throw new TypeError('http(): logger must be false or { level?, stream? }');
@@ -114,7 +125,7 @@ export function http(options: HttpListenerOptions = {}): HttpListener {
     async listen(connectionHost: ConnectionHost): Promise<void> {
       // Long-lived SSE connections must not hold up app.close().
       const logging = fastifyLogging(logger, connectionHost);
-      fastify = Fastify({ ...logging, forceCloseConnections: true });
+      fastify = Fastify({ ...logging, forceCloseConnections: true, trustProxy: trust ?? false });
       // Gantry's diagnostics join Fastify's lines when the app left the choice of logger to us.
       if (logging.logger) routeDefaultLogger(connectionHost.logger, pinoLogger(fastify.log));
       // Registered as `gantryMcp` registers itself, but serving the host handed over.

@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import {
   type ApiKeyAuth,
   type ConnectionHost,
+  clientAddress,
+  compileTrustProxy,
   connectionHostOf,
   type GantryApplication,
   type HealthOption,
@@ -14,6 +16,8 @@ import {
   RETRY_AFTER_SECONDS,
   resolveHealthPaths,
   type TransportInfo,
+  type TrustFunction,
+  type TrustProxy,
 } from '@gantry/core';
 import { type AuthInfo, DEFAULT_MAX_LINE_BYTES } from '@gantry/protocol';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -58,6 +62,15 @@ export interface WebSocketBindingOptions extends WebSocketFlowOptions {
    * (browsers apply no CORS to WebSocket, so this check alone stops cross-site pages).
    */
   allowedOrigins?: readonly string[];
+  /**
+   * Which peers are proxies whose `X-Forwarded-For` names the client, for `ctx.remoteAddress`
+   * and `@RateLimit({ by: 'ip' })`: the values of Fastify's `trustProxy` (addresses, CIDR ranges,
+   * `'loopback'`, `'linklocal'`, `'uniquelocal'`, comma-separated or as an array; `true` for
+   * every peer; or a function), so give `attachWebSocket` the value the Fastify app has. Default:
+   * none, the socket's own address (behind nginx, nginx's). The Host and Origin checks always
+   * judge the socket itself.
+   */
+  trustProxy?: TrustProxy;
   /**
    * Authenticates the upgrade request (e.g. its `Authorization: Bearer` header, with the same
    * resource-server rules as HTTP). Return the caller's {@link AuthInfo} (handlers see it as
@@ -157,6 +170,7 @@ class WebSocketGateway {
   private readonly alive = new WeakSet<WebSocket>();
   private readonly path: string;
   private readonly hostOrigin: HostOriginPolicy;
+  private readonly trust: TrustFunction | undefined;
   private heartbeat?: NodeJS.Timeout;
   private closing?: Promise<void>;
 
@@ -167,6 +181,7 @@ class WebSocketGateway {
     this.path = options.path ?? '/mcp';
     this.flow = resolveFlowOptions('websocket', options);
     this.hostOrigin = hostOriginPolicy('websocket', options);
+    this.trust = compileTrustProxy('websocket', options.trustProxy);
     host.servesNetwork();
     this.wss = new WebSocketServer({
       noServer: true,
@@ -227,19 +242,21 @@ class WebSocketGateway {
     if (max !== undefined && this.transports.size >= max) {
       return refuse(socket, 503, 'Service Unavailable', `Too many connections (at most ${max})`);
     }
+    const remoteAddress = clientAddress(req, this.trust);
     const authenticate = this.options.authenticate;
     if (!authenticate) {
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, req.socket.remoteAddress));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, remoteAddress));
       return;
     }
-    if (isApiKeyAuth(authenticate)) return this.upgradeWithKey(req, socket, head, authenticate);
+    if (isApiKeyAuth(authenticate))
+      return this.upgradeWithKey(req, socket, head, authenticate, remoteAddress);
     Promise.resolve()
       .then(() => authenticate(req))
       .then(
         (auth) => {
           if (this.closing)
             return refuse(socket, 503, 'Service Unavailable', 'The MCP server is shutting down');
-          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth, req.socket.remoteAddress));
+          this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, auth, remoteAddress));
         },
         (error: unknown) => {
           const status = (error as { status?: unknown })?.status === 403 ? 403 : 401;
@@ -251,7 +268,13 @@ class WebSocketGateway {
   };
 
   /** API keys on upgrade: the same rules and refusals as on HTTP (`apiKeys` in @gantry/core). */
-  private upgradeWithKey(req: IncomingMessage, socket: Duplex, head: Buffer, keys: ApiKeyAuth): void {
+  private upgradeWithKey(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    keys: ApiKeyAuth,
+    remoteAddress: string | undefined,
+  ): void {
     keys.authenticate(req).then(
       (outcome) => {
         if (this.closing)
@@ -262,9 +285,7 @@ class WebSocketGateway {
             'WWW-Authenticate': outcome.challenge,
           });
         }
-        this.wss.handleUpgrade(req, socket, head, (ws) =>
-          this.accept(ws, outcome.auth, req.socket.remoteAddress),
-        );
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, outcome.auth, remoteAddress));
       },
       (error: unknown) => {
         // A failing `verify` is the server's fault, not the client's.
@@ -367,6 +388,7 @@ export function websocket(options: WebSocketOptions): WebSocketListener {
   const path = options.path ?? '/mcp';
   resolveFlowOptions('websocket', options);
   hostOriginPolicy('websocket', options);
+  compileTrustProxy('websocket', options.trustProxy);
   const health = resolveHealthPaths('websocket', options.health, true);
   let server: Server | undefined;
   let gateway: WebSocketGateway | undefined;
