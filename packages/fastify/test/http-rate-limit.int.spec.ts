@@ -2,27 +2,10 @@
 // (429 + Retry-After before the body is read) and a tool-level @RateLimit({ by: 'ip' }), whose
 // key is the request's remote address.
 import { Client, StreamableHttpClientTransport } from '@gantry/client';
-import { Ctx, GantryFactory, Injectable, type McpContext, Module, RateLimit, Tool } from '@gantry/core';
+import { createAddressApp } from '../../core/test/fixtures/address-app';
 import { headersFor, listenOn, rpc } from './stateless-support';
 
-@Injectable()
-class Tools {
-  @Tool()
-  whereFrom(@Ctx() ctx: McpContext) {
-    return ctx.remoteAddress ?? 'nowhere';
-  }
-
-  @RateLimit({ points: 1, duration: 60, by: 'ip' })
-  @Tool()
-  once() {
-    return 'ok';
-  }
-}
-
-@Module({ providers: [Tools] })
-class ToolsModule {}
-
-const app = () => GantryFactory.create(ToolsModule, { name: 'rl', version: '1', logger: false });
+const app = () => createAddressApp('rl');
 
 async function call(url: string, id: number, name: string) {
   const body = rpc(id, 'tools/call', { name });

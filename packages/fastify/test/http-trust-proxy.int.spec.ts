@@ -2,35 +2,10 @@
 // naming the proxy, the client's address comes from X-Forwarded-For (ctx.remoteAddress, tool
 // and transport rate limits by ip); without it, or from a peer that is not a trusted proxy, a
 // forged X-Forwarded-For changes nothing.
-import {
-  Ctx,
-  type GantryApplication,
-  GantryFactory,
-  Injectable,
-  type McpContext,
-  Module,
-  RateLimit,
-  Tool,
-} from '@gantry/core';
+import type { GantryApplication } from '@gantry/core';
+import { createAddressApp } from '../../core/test/fixtures/address-app';
 import { type HttpListenerOptions, http } from '../src';
 import { headersFor, rpc } from './stateless-support';
-
-@Injectable()
-class Tools {
-  @Tool()
-  whereFrom(@Ctx() ctx: McpContext) {
-    return ctx.remoteAddress ?? 'nowhere';
-  }
-
-  @RateLimit({ points: 1, duration: 60, by: 'ip' })
-  @Tool()
-  once() {
-    return 'ok';
-  }
-}
-
-@Module({ providers: [Tools] })
-class ToolsModule {}
 
 const open: GantryApplication[] = [];
 afterEach(async () => {
@@ -38,7 +13,7 @@ afterEach(async () => {
 });
 
 async function serve(options: HttpListenerOptions) {
-  const app = await GantryFactory.create(ToolsModule, { name: 'trust-proxy', version: '1', logger: false });
+  const app = await createAddressApp('trust-proxy');
   open.push(app);
   const listener = http({ port: 0, logger: false, onListening: () => {}, ...options });
   await app.listen(listener);

@@ -1,29 +1,12 @@
 // Limits over a real WebSocket in both eras: the connection's remote address reaches the
 // context (ctx.remoteAddress) and keys @RateLimit({ by: 'ip' }).
 import { Client, WebSocketClientTransport } from '@gantry/client';
-import { Ctx, GantryFactory, Injectable, type McpContext, Module, RateLimit, Tool } from '@gantry/core';
+import { createAddressApp } from '../../core/test/fixtures/address-app';
 import { websocket } from '../src';
-
-@Injectable()
-class Tools {
-  @Tool()
-  whereFrom(@Ctx() ctx: McpContext) {
-    return ctx.remoteAddress ?? 'nowhere';
-  }
-
-  @RateLimit({ points: 1, duration: 60, by: 'ip' })
-  @Tool()
-  once() {
-    return 'ok';
-  }
-}
-
-@Module({ providers: [Tools] })
-class ToolsModule {}
 
 describe.each(['session', 'stateless'] as const)('WebSocket limits (%s era)', (era) => {
   it('sees the remote address and limits by it', async () => {
-    const app = await GantryFactory.create(ToolsModule, { name: 'ws-limits', version: '1', logger: false });
+    const app = await createAddressApp('ws-limits');
     const listener = websocket({ port: 0 });
     await app.listen(listener);
     const clients: Client[] = [];

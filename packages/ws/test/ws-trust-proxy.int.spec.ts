@@ -3,35 +3,10 @@
 // X-Forwarded-For (ctx.remoteAddress, @RateLimit({ by: 'ip' })); without it, or from a peer that
 // is not a trusted proxy, a forged header changes nothing.
 import { Client, WebSocketClientTransport } from '@gantry/client';
-import {
-  Ctx,
-  type GantryApplication,
-  GantryFactory,
-  Injectable,
-  type McpContext,
-  Module,
-  RateLimit,
-  Tool,
-} from '@gantry/core';
+import type { GantryApplication } from '@gantry/core';
 import Fastify from 'fastify';
+import { createAddressApp } from '../../core/test/fixtures/address-app';
 import { attachWebSocket, type WebSocketBindingOptions, websocket } from '../src';
-
-@Injectable()
-class Tools {
-  @Tool()
-  whereFrom(@Ctx() ctx: McpContext) {
-    return ctx.remoteAddress ?? 'nowhere';
-  }
-
-  @RateLimit({ points: 1, duration: 60, by: 'ip' })
-  @Tool()
-  once() {
-    return 'ok';
-  }
-}
-
-@Module({ providers: [Tools] })
-class ToolsModule {}
 
 const apps: GantryApplication[] = [];
 const clients: Client[] = [];
@@ -41,11 +16,7 @@ afterEach(async () => {
 });
 
 async function app() {
-  const created = await GantryFactory.create(ToolsModule, {
-    name: 'ws-trust-proxy',
-    version: '1',
-    logger: false,
-  });
+  const created = await createAddressApp('ws-trust-proxy');
   apps.push(created);
   return created;
 }
