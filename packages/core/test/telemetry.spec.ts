@@ -157,8 +157,13 @@ describe('OpenTelemetry server spans', () => {
     expect(server.status).toEqual({ code: SpanStatusCode.ERROR, message: 'not today' });
     expect(server.attributes['error.type']).toBe('-32001');
     expect(server.attributes['rpc.response.status_code']).toBe('-32001');
-    const unknown = tracing.server('tools/call no_such_tool');
+    // A name the server lacks is the client's alone: kept out of the span name, on the span.
+    const unknown = tracing.server('tools/call');
     expect(unknown.attributes['error.type']).toBe('-32602');
+    expect(unknown.attributes['gen_ai.tool.name']).toBe('no_such_tool');
+    expect(
+      tracing.spans().some((span) => span.name.includes('no_such_tool') && span.kind === SpanKind.SERVER),
+    ).toBe(false);
     const client_ = tracing.client('tools/call refuse');
     expect(client_.attributes['error.type']).toBe('-32001');
     expect(parentOf(server)).toBe(client_.spanContext().spanId);

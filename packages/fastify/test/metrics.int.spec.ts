@@ -3,6 +3,7 @@
 import 'reflect-metadata';
 import { get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client, StreamableHttpClientTransport } from '@gantry/client';
 import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
@@ -22,7 +23,7 @@ interface Sample {
  * (https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format): `# TYPE`
  * lines and samples `name{label="value",...} number`. Any other line fails the test.
  */
-function parseExposition(text: string): { types: Map<string, string>; samples: Sample[] } {
+function parseExposition(text: string): { types: Map<string, string>; samples: Sample[]; text: string } {
   const types = new Map<string, string>();
   const samples: Sample[] = [];
   for (const line of text.split('\n')) {
@@ -45,7 +46,7 @@ function parseExposition(text: string): { types: Map<string, string>; samples: S
     if (Number.isNaN(value)) throw new Error(`not a sample value: ${JSON.stringify(line)}`);
     samples.push({ name: sample[1], labels, value });
   }
-  return { types, samples };
+  return { types, samples, text };
 }
 
 async function scrape(url: string, headers: Record<string, string> = {}) {
@@ -92,6 +93,65 @@ describe('metrics: true on the http() listener', () => {
     }
     // The provider Gantry registered is released with the app: another can be registered now.
     expect(metrics.setGlobalMeterProvider(new MeterProvider())).toBe(true);
+  });
+
+  it("scrapes Gantry's own series: operations by method and outcome, sessions and streams", async () => {
+    const app = await createDualEraApp();
+    const listener = http({ port: 0, onListening: () => {}, metrics: true });
+    await app.listen(listener);
+    const url = (listener.url as string).replace(/\/mcp$/, '/metrics');
+    const client = new Client({ name: 'scraped', version: '1' });
+    try {
+      await client.connect(new StreamableHttpClientTransport({ url: listener.url as string }), {
+        era: 'session',
+      });
+      await client.callTool('echo', { text: 'one' });
+      await client.callTool('echo', { text: 'two' });
+      // Arguments the schema refuses: a tool error result.
+      expect((await client.callTool('echo', { text: 3 })).isError).toBe(true);
+      // A tool nobody registered: a JSON-RPC error.
+      await expect(client.callTool('no_such_tool')).rejects.toThrow();
+      // A method the server does not have.
+      await expect(client.request('no/such_method', {})).rejects.toThrow();
+      const open = parseExposition((await scrape(url)).text);
+      expect(open.types.get('mcp_server_operation_duration')).toBe('histogram');
+      const count = (labels: Record<string, string>) =>
+        open.samples
+          .filter((s) => s.name === 'mcp_server_operation_duration_count')
+          .filter((s) => Object.entries(labels).every(([key, value]) => s.labels[key] === value))
+          .map((s) => s.value)
+          .reduce((sum, value) => sum + value, 0);
+      const echo = { mcp_method_name: 'tools/call', gen_ai_tool_name: 'echo' };
+      expect(count({ mcp_method_name: 'initialize', mcp_protocol_version: '2025-11-25' })).toBe(1);
+      expect(count(echo)).toBe(3);
+      expect(count({ ...echo, error_type: 'tool_error' })).toBe(1);
+      expect(
+        count({ mcp_method_name: 'tools/call', error_type: '-32602', rpc_response_status_code: '-32602' }),
+      ).toBe(1);
+      // Names a client made up get no series of their own.
+      expect(open.text.includes('no_such_tool')).toBe(false);
+      expect(open.text.includes('no/such_method')).toBe(false);
+      expect(count({ mcp_method_name: '_OTHER', error_type: '-32601' })).toBe(1);
+      const gauge = (name: string, labels: Record<string, string> = {}) =>
+        open.samples.find(
+          (s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value),
+        )?.value;
+      expect(open.types.get('gantry_server_sessions_active')).toBe('gauge');
+      expect(gauge('gantry_server_sessions_active')).toBe(1);
+      // The session's GET stream.
+      expect(gauge('gantry_server_streams_active', { kind: 'sse' })).toBe(1);
+      expect(gauge('gantry_server_tasks_active')).toBe(0);
+
+      await client.close();
+      const closed = parseExposition((await scrape(url)).text);
+      const ended = closed.samples.find((s) => s.name === 'mcp_server_session_duration_count');
+      expect(ended?.value).toBe(1);
+      expect(ended?.labels.mcp_protocol_version).toBe('2025-11-25');
+      expect(closed.samples.find((s) => s.name === 'gantry_server_sessions_active')?.value).toBe(0);
+    } finally {
+      await client.close();
+      await app.close();
+    }
   });
 
   it('is off by default', async () => {

@@ -108,7 +108,9 @@ export class GantryServer implements SessionHost {
     this.fanOut = options.cluster ? new ClusterFanOut(options.cluster, logger) : undefined;
     this.maxParamsDepth = resolveMaxParamsDepth(options.maxParamsDepth);
     this.caps = InflightCaps.of(options.limits);
-    this.telemetry = new ServerTelemetry(options.telemetry, options.version);
+    this.telemetry = new ServerTelemetry(options.telemetry, options.version, (method, name) =>
+      method === Method.ToolsCall ? registry.tools.has(name) : registry.prompts.has(name),
+    );
     const declare = options.capabilities ?? {};
     const hasTools = registry.tools.size > 0 || declare.tools === true;
     const hasResources = registry.resources.size + registry.templates.size > 0 || declare.resources === true;

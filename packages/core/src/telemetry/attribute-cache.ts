@@ -1,6 +1,12 @@
 import { Method, type RequestParams } from '@gantry/protocol';
 import type { Attributes } from '@opentelemetry/api';
-import { Attr, type RequestTarget, requestTarget } from './attributes';
+import { Attr, type RequestTarget, requestTarget, unknownTarget } from './attributes';
+
+/** Whether the server has the tool (`tools/call`) or prompt (`prompts/get`) `name`. */
+export type KnownName = (method: string, name: string) => boolean;
+
+/** What metrics name a method the server does not have (-32601), as OpenTelemetry's HTTP conventions name unknown methods. */
+export const OTHER_METHOD = '_OTHER';
 
 /**
  * Entries per map: names and versions come from clients, so an unknown tool name or version
@@ -24,7 +30,11 @@ export class AttributeCache {
   private readonly targets = new Map<string, Map<string | undefined, RequestTarget>>();
   private readonly measured = new WeakMap<RequestTarget, WeakMap<object, Map<string, Attributes>>>();
 
-  constructor(private readonly uriInName: boolean) {}
+  /** `known`: names it says the server lacks are never remembered, nor put on metrics. */
+  constructor(
+    private readonly uriInName: boolean,
+    private readonly known?: KnownName,
+  ) {}
 
   /** What `requestTarget` answers, the same object for the same method and name. */
   target(method: string, params: RequestParams | undefined): RequestTarget {
@@ -39,6 +49,8 @@ export class AttributeCache {
     }
     let found = byName.get(key);
     if (found === undefined) {
+      if (key !== undefined && this.known !== undefined && !this.known(method, key))
+        return unknownTarget(method, key);
       const built = requestTarget(method, params, this.uriInName);
       found = Object.freeze({ ...built, target: built.target && Object.freeze(built.target) });
       if (byName.size < LIMIT) byName.set(key, found);

@@ -66,6 +66,26 @@ export interface RequestTarget {
   readonly target?: Attributes;
   /** `mcp.resource.uri`, on spans only (high cardinality: opt-in on metrics). */
   readonly uri?: string;
+  /**
+   * The name of a tool or prompt the server does not have: on the span, never on metrics nor
+   * in the span name, where any name a client made up would be a series of its own.
+   */
+  readonly unknown?: Attributes;
+}
+
+/**
+ * The target of a `tools/call` or `prompts/get` naming what the server does not have: the span
+ * is named after the method alone and the name is an attribute of the span only.
+ */
+export function unknownTarget(method: string, name: string): RequestTarget {
+  if (method === Method.ToolsCall) {
+    return {
+      spanName: method,
+      target: { [Attr.GenAiOperationName]: 'execute_tool' },
+      unknown: { [Attr.GenAiToolName]: name },
+    };
+  }
+  return { spanName: method, unknown: { [Attr.GenAiPromptName]: name } };
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   isStatelessRequest,
   type JSONRPCRequest,
   type JSONRPCResponse,
@@ -21,7 +22,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { AttributeCache, operationAttributes } from './attribute-cache';
+import { AttributeCache, type KnownName, OTHER_METHOD, operationAttributes } from './attribute-cache';
 import {
   Attr,
   type Failure,
@@ -105,15 +106,17 @@ export class ServerTelemetry {
   private tracerProvider?: TracerProvider;
   private cachedTracer?: Tracer;
 
+  /** `known`: whether the server has a tool or prompt, so that made-up names stay off metrics. */
   constructor(
     private readonly options: TelemetryOptions = {},
     private readonly version?: string,
+    known?: KnownName,
   ) {
     this.off = options.enabled === false;
     this.ownTracer = options.tracerProvider !== undefined;
     this.explicit = this.ownTracer || options.meterProvider !== undefined;
     this.metrics = new ServerMetrics(this.off ? OFF_METER_PROVIDER : options.meterProvider);
-    this.cache = new AttributeCache(options.resourceUriInSpanName === true);
+    this.cache = new AttributeCache(options.resourceUriInSpanName === true, known);
   }
 
   /**
@@ -242,6 +245,7 @@ export class ServerTelemetry {
         span.setAttribute(Attr.McpMethodName, request.method);
         span.setAttribute(Attr.JsonRpcRequestId, String(request.id));
         if (target.target) span.setAttributes(target.target);
+        if (target.unknown) span.setAttributes(target.unknown);
         if (target.uri !== undefined) span.setAttribute(Attr.McpResourceUri, target.uri);
         if (connection.sessionId !== undefined && session !== undefined)
           span.setAttribute(Attr.McpSessionId, connection.sessionId);
@@ -281,12 +285,21 @@ export class ServerTelemetry {
       );
       return;
     }
-    const failed = operationAttributes(attributes, operation.target, request.method, version);
+    // A method the server does not have is named by the client alone: one series for all of them.
+    const failed =
+      failure.code === METHOD_NOT_FOUND
+        ? operationAttributes(attributes, NO_TARGET, OTHER_METHOD, version)
+        : operationAttributes(attributes, operation.target, request.method, version);
     failed[Attr.ErrorType] = failure.type;
     if (failure.code !== undefined) failed[Attr.RpcResponseStatusCode] = failure.code;
     this.metrics.operationEnded(seconds, failed);
   }
 }
+
+const NO_TARGET: RequestTarget = Object.freeze({ spanName: '' });
+
+/** `rpc.response.status_code` of a method the server does not have. */
+const METHOD_NOT_FOUND = String(ErrorCode.MethodNotFound);
 
 /** A request cancelled (or whose exchange was aborted) got no response. */
 const CANCELLED: Failure = Object.freeze({ type: 'cancelled' });
