@@ -215,3 +215,62 @@ describe('apiKeys as gantryMcp auth: checked at register time', () => {
     await app.close();
   });
 });
+
+describe('apiKeys({ verify }) over Streamable HTTP: keys looked up elsewhere', () => {
+  const CAROL = 'carol-key-from-the-database';
+  let app: GantryApplication;
+  let url: string;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    app = await createWhoamiApp();
+    const listener = http({
+      port: 0,
+      logger: false,
+      onListening: () => {},
+      auth: apiKeys({
+        // As a lookup in a database would: asynchronous, and told the request.
+        verify: async (key, request) => {
+          asked.push(String(request.headers['x-api-key'] ?? request.headers.authorization));
+          if (key === 'failing-lookup-0123456789') throw new Error('the database is down');
+          return key === CAROL ? { name: 'carol', scopes: ['notes:write'] } : undefined;
+        },
+      }),
+    });
+    await app.listen(listener);
+    url = listener.url as string;
+  });
+  afterAll(() => app.close());
+
+  const initialize = (headers: Record<string, string>) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+      body: JSON.stringify(INITIALIZE),
+    });
+
+  it('accepts the key verify knows, and shows its identity to tools as ctx.auth', async () => {
+    const client = new Client({ name: 'verified', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'x-api-key': CAROL } } }),
+    );
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(result.content).toEqual([
+      { type: 'text', text: '{"clientId":"apikey:carol","scopes":["notes:write"]}' },
+    ]);
+    expect(asked).toContain(CAROL);
+    await client.close();
+  });
+
+  it('refuses with 401 a key verify does not know', async () => {
+    const refused = await initialize({ authorization: 'Bearer unknown-key-0123456789' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
+  });
+
+  it('answers 500, not 401, when verify itself fails', async () => {
+    const failed = await initialize({ 'x-api-key': 'failing-lookup-0123456789' });
+    expect(failed.status).toBe(500);
+    expect(await failed.text()).not.toContain('the database is down');
+  });
+});

@@ -85,3 +85,49 @@ describe('API keys on the WebSocket upgrade', () => {
     client.close();
   });
 });
+
+describe('apiKeys({ verify }) on the WebSocket upgrade', () => {
+  const CAROL = 'carol-key-from-the-database';
+  let app: GantryApplication;
+  let listener: WebSocketListener;
+
+  beforeAll(async () => {
+    app = await createWhoamiApp();
+    listener = websocket({
+      port: 0,
+      authenticate: apiKeys({
+        verify: async (key) => {
+          if (key === 'failing-lookup-0123456789') throw new Error('the database is down');
+          return key === CAROL ? { name: 'carol', scopes: ['notes:write'] } : undefined;
+        },
+      }),
+    });
+    await app.listen(listener);
+  });
+  afterAll(() => app.close());
+
+  it('accepts the key verify knows and shows its identity to tools', async () => {
+    const client = await RawClient.open(listener.url, ['mcp'], { headers: { 'X-API-Key': CAROL } });
+    client.sendText(INITIALIZE);
+    await client.response(1);
+    client.sendText('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    client.sendText(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami' } }),
+    );
+    expect(await client.response(2)).toMatchObject({
+      result: { content: [{ type: 'text', text: '{"clientId":"apikey:carol","scopes":["notes:write"]}' }] },
+    });
+    client.close();
+  });
+
+  it('refuses with 401 a key verify does not know, and with 500 when verify fails', async () => {
+    expect(
+      await refusedUpgrade(listener.url, ['mcp'], {
+        headers: { Authorization: 'Bearer unknown-key-0123456789' },
+      }),
+    ).toEqual({ status: 401, body: 'Invalid API key: not recognized\n' });
+    expect(
+      await refusedUpgrade(listener.url, ['mcp'], { headers: { 'X-API-Key': 'failing-lookup-0123456789' } }),
+    ).toEqual({ status: 500, body: 'API key verification failed\n' });
+  });
+});
