@@ -69,6 +69,20 @@ class NoteTools {
     return answer.action === 'accept' ? `hello ${answer.content.name}` : 'nobody';
   }
 
+  @Tool({ description: 'Asks the client model' })
+  async ask(@Ctx() ctx: McpContext) {
+    const answer = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+      maxTokens: 10,
+    });
+    return answer.content.type === 'text' ? answer.content.text : '';
+  }
+
+  @Tool({ description: 'Counts the client roots' })
+  async countRoots(@Ctx() ctx: McpContext) {
+    return `${(await ctx.roots()).length} roots`;
+  }
+
   @Tool({ description: 'Guarded and intercepted' })
   @UseGuards(AllowAll)
   @UseInterceptors(Passthrough)
@@ -203,6 +217,33 @@ describe('OpenTelemetry server spans', () => {
     const server = tracing.server('tools/call greet');
     const { traceId, spanId } = server.spanContext();
     expect(traceparent).toBe(`00-${traceId}-${spanId}-01`);
+  });
+
+  it("sends the handler's span context with a session-era sampling and roots/list request", async () => {
+    module = await Test.createTestingModule({ imports: [NotesModule] }).compile();
+    const client = await module.createClient(
+      { name: 'c', version: '1' },
+      { capabilities: { sampling: {}, roots: {} } },
+    );
+    const sent: Record<string, unknown> = {};
+    client.setRequestHandler('sampling/createMessage', async (params) => {
+      sent.sampling = (params._meta as Record<string, unknown> | undefined)?.traceparent;
+      return { role: 'assistant', model: 'test', content: { type: 'text', text: 'hi' } };
+    });
+    client.setRequestHandler('roots/list', async (params) => {
+      sent.roots = (params?._meta as Record<string, unknown> | undefined)?.traceparent;
+      return { roots: [{ uri: 'file:///work', name: 'work' }] };
+    });
+    expect((await client.callTool('ask')).content[0]).toEqual({ type: 'text', text: 'hi' });
+    expect((await client.callTool('count_roots')).content[0]).toEqual({ type: 'text', text: '1 roots' });
+    const parentOfRequest = (name: string) => {
+      const { traceId, spanId } = tracing.server(name).spanContext();
+      return `00-${traceId}-${spanId}-01`;
+    };
+    expect(sent).toEqual({
+      sampling: parentOfRequest('tools/call ask'),
+      roots: parentOfRequest('tools/call count_roots'),
+    });
   });
 
   it('links the retry of a stateless-era input_required round to the first round, under the client span', async () => {
