@@ -75,7 +75,8 @@ class NoteTools {
       messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
       maxTokens: 10,
     });
-    return answer.content.type === 'text' ? answer.content.text : '';
+    const [first] = Array.isArray(answer.content) ? answer.content : [answer.content];
+    return first?.type === 'text' ? first.text : '';
   }
 
   @Tool({ description: 'Counts the client roots' })
