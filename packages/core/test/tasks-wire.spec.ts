@@ -362,6 +362,29 @@ describe('2026-07-28 tasks extension', () => {
     expect((await statelessCall(alice, 'tasks/get', { taskId })).result.status).toBe('working');
   });
 
+  it('lets a task finish within the shutdown grace, and keeps its result', async () => {
+    await start({ shutdownGraceMs: 60_000 });
+    const wire = await connect();
+    const { taskId } = (
+      await statelessCall(wire, 'tools/call', { name: 'slow_sum', arguments: { a: 2, b: 3 } })
+    ).result;
+    const running = await gates.whenReached('sum-2-3');
+    const store = (app as any).server.tasks.store;
+    const closing = (app as GantryApplication).close();
+    expect((app as GantryApplication).draining).toBe(true);
+    expect(running.signal.aborted).toBe(false);
+    expect((await store.get(taskId)).status).toBe('working');
+    // The task finishes while the app drains: close() waited for it, and it is not failed.
+    gates.open('sum-2-3');
+    await closing;
+    expect(await store.get(taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: '5' }] },
+    });
+    expect(running.signal.aborted).toBe(false);
+    app = undefined;
+  });
+
   it('fails the tasks still running when the app shuts down', async () => {
     await start({ shutdownGraceMs: 0 });
     const wire = await connect();
