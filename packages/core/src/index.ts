@@ -110,8 +110,10 @@ export { LimitErrorCode, RETRY_AFTER_META } from './limits/limits-runtime';
 export { memoryRateLimiter, principalKey, rateLimitBackendOf } from './limits/rate-limits';
 export {
   isDefaultLogger,
+  type LogBindings,
   type Logger,
   type LoggerLevel,
+  loggerWith,
   type PinoLike,
   pinoLogger,
   pinoOf,

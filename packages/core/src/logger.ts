@@ -4,6 +4,20 @@ export interface Logger {
   info(message: string, ...details: unknown[]): void;
   warn(message: string, ...details: unknown[]): void;
   error(message: string, ...details: unknown[]): void;
+  /**
+   * A logger whose every line also carries `bindings` (pino's `child`). Optional: Gantry calls
+   * it for the lines about one request (`sessionId`, `requestId`), and a logger without it
+   * writes those lines as they are.
+   */
+  child?(bindings: LogBindings): Logger;
+}
+
+/** Fields bound to every line of a child logger: `{ sessionId, requestId }` for a request's. */
+export type LogBindings = Readonly<Record<string, string | number>>;
+
+/** `logger` with `bindings` on every line, where it can bind them; else `logger` itself. */
+export function loggerWith(logger: Logger, bindings: LogBindings): Logger {
+  return logger.child ? logger.child(bindings) : logger;
 }
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -13,11 +27,20 @@ export type LoggerLevel = (typeof LEVELS)[number];
 export class StderrLogger implements Logger {
   private readonly threshold: number;
 
+  /** `key=value` of a child's bindings, written after each of its lines; none for the root. */
+  private fields: readonly string[] = [];
+
   constructor(
     private readonly prefix = 'gantry',
-    level: LoggerLevel = 'info',
+    private readonly level: LoggerLevel = 'info',
   ) {
     this.threshold = LEVELS.indexOf(level);
+  }
+
+  child(bindings: LogBindings): StderrLogger {
+    const child = new StderrLogger(this.prefix, this.level);
+    child.fields = [...this.fields, ...Object.entries(bindings).map(([key, value]) => `${key}=${value}`)];
+    return child;
   }
 
   debug(message: string, ...details: unknown[]): void {
@@ -38,12 +61,19 @@ export class StderrLogger implements Logger {
     const rest = details.map((d) =>
       d instanceof Error ? (d.stack ?? d.message) : typeof d === 'string' ? d : safeJson(d),
     );
-    process.stderr.write(`[${this.prefix}] ${LEVELS[level]}: ${[message, ...rest].join(' ')}\n`);
+    const bound = this.fields.length === 0 ? '' : ` (${this.fields.join(' ')})`;
+    process.stderr.write(`[${this.prefix}] ${LEVELS[level]}: ${[message, ...rest].join(' ')}${bound}\n`);
   }
 }
 
 /** A logger that drops everything (`logger: false`). */
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child: () => silentLogger,
+};
 
 function safeJson(value: unknown): string {
   try {
@@ -62,6 +92,8 @@ export interface PinoLike {
   info(fields: object, message?: string): void;
   warn(fields: object, message?: string): void;
   error(fields: object, message?: string): void;
+  /** pino's: a logger that adds `bindings` to every line. */
+  child?(bindings: object): PinoLike;
 }
 
 const PINO = Symbol('@gantry/core.pino');
@@ -97,10 +129,19 @@ export function pinoLogger(pino: PinoLike): Logger {
       const rest = details.filter((d) => d !== err);
       pino[level]({ ...(err !== undefined && { err }), ...(rest.length > 0 && { details: rest }) }, message);
     };
+  const child = (bindings: LogBindings): Logger =>
+    pinoLogger(typeof pino.child === 'function' ? pino.child(bindings) : boundPino(pino, bindings));
   return Object.assign(
-    { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') },
+    { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child },
     { [PINO]: pino },
   );
+}
+
+/** A pino-like logger without `child`: `bindings` merged into the fields of every line. */
+function boundPino(pino: PinoLike, bindings: LogBindings): PinoLike {
+  const bound = (level: LoggerLevel) => (fields: object, message?: string) =>
+    pino[level]({ ...bindings, ...fields }, message);
+  return { debug: bound('debug'), info: bound('info'), warn: bound('warn'), error: bound('error') };
 }
 
 /** The pino logger behind a {@link pinoLogger}, for transports that log to it too (Fastify). */
@@ -127,6 +168,15 @@ export class DefaultLogger implements Logger {
   }
   error(message: string, ...details: unknown[]): void {
     this.target.error(message, ...details);
+  }
+
+  /** Bound to whatever this logger writes to when the line is written, routed or not. */
+  child(bindings: LogBindings): Logger {
+    const at =
+      (level: LoggerLevel) =>
+      (message: string, ...details: unknown[]) =>
+        loggerWith(this.target, bindings)[level](message, ...details);
+    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   }
 
   /** @internal Sends everything to `target` from now on. */

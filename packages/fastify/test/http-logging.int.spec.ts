@@ -1,10 +1,10 @@
 // The http() listener's logging: Fastify's pino, with reqId and (once known) sessionId on the
 // request's lines, and Gantry's own diagnostics on the same stream.
-import type { GantryApplication } from '@gantry/core';
-import { pinoLogger } from '@gantry/core';
+import { type GantryApplication, GantryFactory, Injectable, Module, pinoLogger, Tool } from '@gantry/core';
 import Fastify from 'fastify';
 import { createWhoamiApp } from '../../core/test/fixtures/whoami-app';
 import { type HttpListener, http } from '../src';
+import { headersFor, rpc } from './stateless-support';
 
 const ACCEPT = 'application/json, text/event-stream';
 const INITIALIZE = {
@@ -126,5 +126,58 @@ describe('http() and a logger the app chose', () => {
     expect(() => http({ logger: { level: 'loud' } })).toThrow(
       'http(): logger.level must be one of trace, debug, info, warn, error, fatal, silent, got "loud"',
     );
+  });
+});
+
+@Injectable()
+class FailingTools {
+  @Tool({ description: 'Always throws' })
+  explode(): string {
+    throw new Error('kaboom');
+  }
+}
+
+@Module({ providers: [FailingTools] })
+class FailingModule {}
+
+describe('the line a failing tool leaves: bound to its request', () => {
+  let app: GantryApplication;
+  const { lines, stream } = capture();
+  let server: Awaited<ReturnType<typeof serve>>;
+
+  beforeAll(async () => {
+    app = await GantryFactory.create(FailingModule, { name: 'failing', version: '1' });
+    server = await serve(app, { logger: { level: 'info', stream } });
+  });
+  afterAll(() => app.close());
+
+  const failures = () => lines.filter((line) => line.msg === "Tool 'explode' (FailingTools.explode) failed:");
+
+  it('carries the session and the JSON-RPC request id, with the error under err', async () => {
+    const init = await server.post(INITIALIZE);
+    const session = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'explode', arguments: {} } };
+    const answer = (await (await server.post(call, headers)).json()) as any;
+    expect(answer.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'kaboom' }] });
+    expect(failures()).toEqual([
+      expect.objectContaining({
+        level: 50,
+        sessionId: session,
+        requestId: 7,
+        err: expect.objectContaining({ message: 'kaboom' }),
+      }),
+    ]);
+  });
+
+  it('carries the request id alone in the stateless era, which has no session', async () => {
+    lines.length = 0;
+    const body = rpc('call-8', 'tools/call', { name: 'explode', arguments: {} });
+    const answer = (await (await server.post(body, headersFor(body))).json()) as any;
+    expect(answer.result).toMatchObject({ isError: true });
+    const [line] = failures();
+    expect(line).toMatchObject({ requestId: 'call-8', err: expect.objectContaining({ message: 'kaboom' }) });
+    expect(line.sessionId).toBeUndefined();
   });
 });

@@ -8,17 +8,20 @@ import { INITIALIZE, RawClient, refusedUpgrade } from './support';
 const ALICE = 'alice-key-0123456789abcdef';
 const BOB = 'bob-key-0123456789abcdef00';
 
+/** The whoami app on a standalone WebSocket listener that authenticates with `keys`. */
+async function serveWhoami(keys: ReturnType<typeof apiKeys>) {
+  const app = await createWhoamiApp();
+  const listener = websocket({ port: 0, authenticate: keys });
+  await app.listen(listener);
+  return { app, listener };
+}
+
 describe('API keys on the WebSocket upgrade', () => {
   let app: GantryApplication;
   let listener: WebSocketListener;
 
   beforeAll(async () => {
-    app = await createWhoamiApp();
-    listener = websocket({
-      port: 0,
-      authenticate: apiKeys({ keys: { alice: ALICE, bob: BOB } }),
-    });
-    await app.listen(listener);
+    ({ app, listener } = await serveWhoami(apiKeys({ keys: { alice: ALICE, bob: BOB } })));
   });
   afterAll(() => app.close());
 
@@ -92,17 +95,14 @@ describe('apiKeys({ verify }) on the WebSocket upgrade', () => {
   let listener: WebSocketListener;
 
   beforeAll(async () => {
-    app = await createWhoamiApp();
-    listener = websocket({
-      port: 0,
-      authenticate: apiKeys({
+    ({ app, listener } = await serveWhoami(
+      apiKeys({
         verify: async (key) => {
           if (key === 'failing-lookup-0123456789') throw new Error('the database is down');
           return key === CAROL ? { name: 'carol', scopes: ['notes:write'] } : undefined;
         },
       }),
-    });
-    await app.listen(listener);
+    ));
   });
   afterAll(() => app.close());
 

@@ -25,6 +25,8 @@ export interface SessionInfo {
   readonly auth?: AuthInfo;
   /** The remote address of the connection, where the transport has one (HTTP, WebSocket). */
   readonly remoteAddress?: string;
+  /** The transport's session id (`Mcp-Session-Id` on Streamable HTTP), where it has one. */
+  readonly sessionId?: string;
   /**
    * `session`: a session opened by `initialize` (2024-11-05 … 2025-11-25). `stateless`: one
    * stateless request of 2026-07-28, described by its own `_meta`. Absent means session.

@@ -1,5 +1,19 @@
-import { InternalError, McpError } from '@gantry/protocol';
-import type { Logger } from '../logger';
+import { type InboundRequest, InternalError, McpError } from '@gantry/protocol';
+import type { ContextSession } from '../context/context-session';
+import { type LogBindings, type Logger, loggerWith } from '../logger';
+
+/** What a log line about one request carries: its session (where there is one) and its JSON-RPC id. */
+export function requestLogBindings(inbound: InboundRequest, session: ContextSession): LogBindings {
+  const id = inbound.id;
+  const requestId = typeof id === 'number' ? id : String(id);
+  const sessionId = session.sessionId;
+  return sessionId === undefined ? { requestId } : { sessionId, requestId };
+}
+
+/** `logger`, its lines bound to the request (when it can bind fields: pino, Gantry's own). */
+export function requestLogger(logger: Logger, inbound: InboundRequest, session: ContextSession): Logger {
+  return loggerWith(logger, requestLogBindings(inbound, session));
+}
 
 /**
  * The JSON-RPC error a prompt, resource, resource lister or completer answers when it throws.
@@ -8,9 +22,15 @@ import type { Logger } from '../logger';
  * −32603 carrying only its message: being an `McpError` then, it is sent by the Peer without
  * being logged a second time.
  */
-export function unexpectedHandlerError(error: unknown, logger: Logger, what: string): McpError {
+export function unexpectedHandlerError(
+  error: unknown,
+  logger: Logger,
+  what: string,
+  inbound: InboundRequest,
+  session: ContextSession,
+): McpError {
   if (error instanceof McpError) return error;
-  logger.error(`${what} failed:`, error);
+  requestLogger(logger, inbound, session).error(`${what} failed:`, error);
   const message = error instanceof Error ? error.message : String(error);
   return new InternalError(`Internal error: ${message}`);
 }

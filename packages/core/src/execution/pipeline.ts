@@ -35,8 +35,11 @@ export interface PipelineSpec<Out> {
   readonly invoke: (value: unknown, mcp: McpContext | undefined) => unknown;
   /** Maps what the method (or the interceptors) returned to the wire result; `value` is the validated input. */
   readonly map: (returned: unknown, value: unknown) => Out | PromiseLike<Out>;
-  /** What happens to an error no filter handled: rethrow, or turn it into a result. */
-  readonly onError: (error: unknown) => Out;
+  /**
+   * What happens to an error no filter handled: rethrow, or turn it into a result. Told the
+   * request and its session, for the log line it may write ({@link requestLogBindings}).
+   */
+  readonly onError: (error: unknown, inbound: InboundRequest, session: ContextSession) => Out;
   /** The method takes `@Ctx()`. */
   readonly needsContext: boolean;
   /** Spans around guards, validation and interceptors (`telemetry.detailedSpans`). */
@@ -142,7 +145,12 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
   const filters = spec.enhancers.filters.length > 0 ? spec.enhancers.filters : null;
   const needsContext = spec.needsContext || guards !== null || interceptors !== null || filters !== null;
 
-  const fail = (error: unknown, context: Context | undefined): Out => {
+  const fail = (
+    error: unknown,
+    context: Context | undefined,
+    inbound: InboundRequest,
+    session: ContextSession,
+  ): Out => {
     // Stateless era: the call stops to ask the client for input; no filter or error mapping applies.
     if (error instanceof InputRequiredSignal) throw error;
     // A guard's denial is final: no filter may turn it into an answer.
@@ -154,35 +162,42 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
           try {
             answer = filter.catch(error, context);
           } catch (thrown) {
-            return onError(thrown);
+            return onError(thrown, inbound, session);
           }
           if (isThenable(answer)) {
             return Promise.resolve(answer).then(
               (value) => map(value, context.args),
-              (thrown) => onError(thrown),
+              (thrown) => onError(thrown, inbound, session),
             ) as Out;
           }
           return map(answer, context.args) as Out;
         }
       }
     }
-    return onError(error);
+    return onError(error, inbound, session);
   };
 
-  const settle = (returned: unknown, context: Context | undefined, input: unknown): Out | Promise<Out> => {
+  const settle = (
+    returned: unknown,
+    context: Context | undefined,
+    input: unknown,
+    inbound: InboundRequest,
+    session: ContextSession,
+  ): Out | Promise<Out> => {
     if (isThenable(returned)) {
       return Promise.resolve(returned).then(
         (value) => map(value, input),
-        (error) => fail(error, context),
+        (error) => fail(error, context, inbound, session),
       ) as Promise<Out>;
     }
     let mapped: Out | PromiseLike<Out>;
     try {
       mapped = map(returned, input);
     } catch (error) {
-      return fail(error, context);
+      return fail(error, context, inbound, session);
     }
-    if (isThenable<Out>(mapped)) return Promise.resolve(mapped).catch((error) => fail(error, context));
+    if (isThenable<Out>(mapped))
+      return Promise.resolve(mapped).catch((error) => fail(error, context, inbound, session));
     return mapped;
   };
 
@@ -210,6 +225,8 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
     outcome: ValidationOutcome,
     context: Context | undefined,
     mcp: McpContext | undefined,
+    inbound: InboundRequest,
+    session: ContextSession,
     raw?: unknown,
   ): Out | Promise<Out> => {
     if (!outcome.ok)
@@ -223,41 +240,48 @@ export function compilePipeline<Out>(spec: PipelineSpec<Out>): CompiledPipeline<
         returned = invoke(outcome.value, mcp);
       }
     } catch (error) {
-      return fail(error, context);
+      return fail(error, context, inbound, session);
     }
-    return settle(returned, context, outcome.value);
+    return settle(returned, context, outcome.value, inbound, session);
   };
 
   const afterGuards = (
     raw: unknown,
     context: Context | undefined,
     mcp: McpContext | undefined,
+    inbound: InboundRequest,
+    session: ContextSession,
   ): Out | Promise<Out> => {
-    if (!validate) return afterValidation({ ok: true, value: raw }, context, mcp);
+    if (!validate) return afterValidation({ ok: true, value: raw }, context, mcp, inbound, session);
     const outcome = validate(raw);
     if (isThenable<ValidationOutcome>(outcome)) {
-      return Promise.resolve(outcome).then((o) => afterValidation(o, context, mcp, raw));
+      return Promise.resolve(outcome).then((o) => afterValidation(o, context, mcp, inbound, session, raw));
     }
-    return afterValidation(outcome, context, mcp, raw);
+    return afterValidation(outcome, context, mcp, inbound, session, raw);
   };
 
   return (raw, inbound, session) => {
-    if (!needsContext) return afterGuards(raw, undefined, undefined);
+    if (!needsContext) return afterGuards(raw, undefined, undefined, inbound, session);
     const mcp = new McpContext(inbound, session);
     const context = new Context(kind, 'call', name, raw, mcp, handlerClass, handler);
-    if (!guards) return afterGuards(raw, context, mcp);
+    if (!guards) return afterGuards(raw, context, mcp, inbound, session);
     let verdict: boolean | Promise<boolean>;
     try {
       verdict = runGuards(guards, context);
     } catch (error) {
-      return fail(error, context);
+      return fail(error, context, inbound, session);
     }
     if (isThenable<boolean>(verdict)) {
       return Promise.resolve(verdict).then(
-        (allowed) => (allowed ? afterGuards(raw, context, mcp) : fail(accessDenied(kind, name), context)),
-        (error) => fail(error, context),
+        (allowed) =>
+          allowed
+            ? afterGuards(raw, context, mcp, inbound, session)
+            : fail(accessDenied(kind, name), context, inbound, session),
+        (error) => fail(error, context, inbound, session),
       );
     }
-    return verdict ? afterGuards(raw, context, mcp) : fail(accessDenied(kind, name), context);
+    return verdict
+      ? afterGuards(raw, context, mcp, inbound, session)
+      : fail(accessDenied(kind, name), context, inbound, session);
   };
 }

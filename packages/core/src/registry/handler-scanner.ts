@@ -81,8 +81,14 @@ function completionHandler(target: ScanTarget, descriptor: CompletionDescriptor,
         });
       },
       map: (returned) => toCompletionValues(returned, `@Complete('${descriptor.argument}') ${source}`),
-      onError: (error) => {
-        throw unexpectedHandlerError(error, target.logger, `@Complete('${descriptor.argument}') (${source})`);
+      onError: (error, inbound, session) => {
+        throw unexpectedHandlerError(
+          error,
+          target.logger,
+          `@Complete('${descriptor.argument}') (${source})`,
+          inbound,
+          session,
+        );
       },
       needsContext: true,
     },

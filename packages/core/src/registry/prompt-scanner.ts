@@ -150,8 +150,8 @@ export function buildPrompt(
       },
       invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
       map: (returned) => toGetPromptResult(returned, name, description),
-      onError: (error) => {
-        throw unexpectedHandlerError(error, target.logger, `Prompt '${name}' (${source})`);
+      onError: (error, inbound, session) => {
+        throw unexpectedHandlerError(error, target.logger, `Prompt '${name}' (${source})`, inbound, session);
       },
       needsContext: params.some((p) => p.kind === 'ctx'),
     },

@@ -105,8 +105,14 @@ export function buildResource(
         const result = toReadResourceResult(returned, (value as ResourceCall).uri, mimeType);
         return finish ? finish(result) : result;
       },
-      onError: (error) => {
-        throw unexpectedHandlerError(error, target.logger, `Resource ${options.uri} (${source})`);
+      onError: (error, inbound, session) => {
+        throw unexpectedHandlerError(
+          error,
+          target.logger,
+          `Resource ${options.uri} (${source})`,
+          inbound,
+          session,
+        );
       },
       needsContext: params.some((p) => p.kind === 'ctx'),
     },
@@ -161,8 +167,14 @@ export function buildResource(
         handler: listMethod,
         invoke: (value, mcp) => listMethod.apply(instance, buildListArguments(value, mcp)),
         map: (returned) => toResourceList(returned, `@ResourceList() ${listSource}`, wire),
-        onError: (error) => {
-          throw unexpectedHandlerError(error, target.logger, `@ResourceList() ${listSource}`);
+        onError: (error, inbound, session) => {
+          throw unexpectedHandlerError(
+            error,
+            target.logger,
+            `@ResourceList() ${listSource}`,
+            inbound,
+            session,
+          );
         },
         needsContext: listParams.length > 0,
       },

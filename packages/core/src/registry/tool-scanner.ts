@@ -10,6 +10,7 @@ import type { ParamDescriptor } from '../decorators/params.decorator';
 import type { ToolDescriptor } from '../decorators/tool.decorator';
 import type { Type } from '../di/tokens';
 import { compileArguments } from '../execution/arguments';
+import { requestLogger } from '../execution/handler-failure';
 import { explainMissing } from '../execution/missing-arguments';
 import { planOutput } from '../execution/tool-output';
 import { toCallToolResult, toolErrorResult } from '../execution/tool-result';
@@ -194,10 +195,10 @@ export function buildTool(target: ScanTarget, descriptor: ToolDescriptor): ToolD
         toolErrorResult(`Invalid arguments for tool '${name}': ${formatIssues(explainMissing(issues, raw))}`),
       invoke: (value, mcp) => method.apply(instance, buildArguments(value, mcp)),
       map: output ? (returned) => output.map(returned) : (returned) => toCallToolResult(returned),
-      onError: (error) => {
+      onError: (error, inbound, session) => {
         // McpError is the author's way to answer with a JSON-RPC error: let it reach the Peer.
         if (error instanceof McpError) throw error;
-        logger.error(`Tool '${name}' (${source}) failed:`, error);
+        requestLogger(logger, inbound, session).error(`Tool '${name}' (${source}) failed:`, error);
         return toolErrorResult(error instanceof Error ? error.message : String(error));
       },
       needsContext: params.some((p) => p.kind === 'ctx'),

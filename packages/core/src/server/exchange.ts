@@ -13,7 +13,7 @@ import {
   type Result,
   toWireError,
 } from '@gantry/protocol';
-import type { Logger } from '../logger';
+import { type Logger, loggerWith } from '../logger';
 import type { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import type { Exchange } from '../transports/connection-host';
 import { checkParamsDepth } from './params-depth';
@@ -60,7 +60,10 @@ export function serveExchange(
   ): JSONRPCResponse | undefined => {
     if (inbound.cancelled) return undefined;
     if (failed) {
-      if (!(error instanceof McpError)) engine.logger.error('Request handler failed:', error);
+      if (!(error instanceof McpError)) {
+        const requestId = typeof request.id === 'number' ? request.id : String(request.id);
+        loggerWith(engine.logger, { requestId }).error('Request handler failed:', error);
+      }
       return { jsonrpc: JSONRPC_VERSION, id: request.id, error: toWireError(error).toJSON() };
     }
     return { jsonrpc: JSONRPC_VERSION, id: request.id, result: result ?? {} };

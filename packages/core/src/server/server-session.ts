@@ -97,6 +97,11 @@ export class ServerSession implements ContextSession {
   /** The peer's address, where the transport has one (HTTP updates it on every request). */
   remoteAddress: string | undefined;
 
+  /** The transport's session id (`Mcp-Session-Id`), where it has one. */
+  get sessionId(): string | undefined {
+    return this.telemetry.sessionId;
+  }
+
   /** Set when this session's transport cannot carry server→client requests (why not). */
   serverRequestsUnavailable: string | undefined;
 
