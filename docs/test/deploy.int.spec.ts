@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 
 const ROOT = resolve(__dirname, '..', '..');
 const PAGE = join(ROOT, 'docs', 'deploy.md');
@@ -207,4 +208,57 @@ describe('docs/deploy.md, one node from a checkout, followed line by line', () =
     );
     expect(await exited).toEqual({ code: 0, signal: null });
   }, 180_000);
+});
+
+/** The first fenced block of `language` under `heading` of docs/deploy.md. */
+function blockUnder(heading: string, language: string): string {
+  const markdown = readFileSync(PAGE, 'utf8');
+  const at = markdown.indexOf(`\n${heading}\n`);
+  if (at === -1) throw new Error(`docs/deploy.md has no "${heading}" section`);
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``).exec(markdown.slice(at));
+  if (!block) throw new Error(`"${heading}" in docs/deploy.md has no ${language} block`);
+  return block[1];
+}
+
+describe("docs/deploy.md, the Kubernetes manifest against the page's Dockerfile", () => {
+  const manifests = parseAllDocuments(blockUnder('## Kubernetes', 'yaml')).map((doc) => {
+    if (doc.errors.length > 0) throw new Error(`the manifest is not YAML: ${doc.errors[0].message}`);
+    return doc.toJS() as Record<string, any>;
+  });
+  const dockerfile = blockUnder('## Docker', 'dockerfile');
+  const service = manifests.find((m) => m.kind === 'Service');
+  const deployment = manifests.find((m) => m.kind === 'Deployment');
+  const [container] = deployment?.spec.template.spec.containers ?? [];
+
+  it('is a Service and a Deployment whose selector finds its pods, without session affinity', () => {
+    expect(manifests.map((m) => `${m.apiVersion} ${m.kind}`)).toEqual(['v1 Service', 'apps/v1 Deployment']);
+    const labels = deployment?.spec.template.metadata.labels;
+    expect(service?.spec.selector).toEqual(labels);
+    expect(deployment?.spec.selector.matchLabels).toEqual(labels);
+    expect(service?.spec.sessionAffinity ?? 'None').toBe('None');
+  });
+
+  it("runs the image's own CMD, on the port the image listens on, probed where Gantry answers", () => {
+    // In Kubernetes `command` replaces the ENTRYPOINT and `args` the CMD: neither may be set.
+    expect(container.command).toBeUndefined();
+    expect(container.args).toBeUndefined();
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+    const port = Number(/^ENV HOST=0\.0\.0\.0 PORT=(\d+)$/m.exec(dockerfile)?.[1]);
+    expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${port}$`, 'm'));
+    expect(container.ports).toEqual([{ containerPort: port }]);
+    expect(service?.spec.ports).toEqual([{ port: 80, targetPort: port }]);
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port });
+    // The secret the page's checklist names, from a Secret, never in the image.
+    expect(container.env).toEqual([
+      { name: 'GANTRY_STATE_KEY', valueFrom: { secretKeyRef: { name: 'gantry', key: 'state-key' } } },
+    ]);
+    expect(dockerfile).not.toMatch(/GANTRY_STATE_KEY/);
+  });
+
+  it('gives a pod time for the preStop pause and the drain before SIGKILL', () => {
+    const pause = container.lifecycle.preStop.sleep.seconds;
+    // shutdownGraceMs defaults to 10 s (the drain, above on the page).
+    expect(deployment?.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(pause + 10);
+  });
 });
