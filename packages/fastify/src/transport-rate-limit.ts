@@ -1,5 +1,8 @@
 import {
   type ConnectionHost,
+  checkIpv6Subnet,
+  DEFAULT_IPV6_SUBNET,
+  ipKey,
   LimitErrorCode,
   memoryRateLimiter,
   principalKey,
@@ -19,6 +22,8 @@ export interface TransportRateLimitOptions {
    * authenticated caller (as `@RateLimit` names it); unauthenticated requests count by ip.
    */
   readonly by?: 'ip' | 'principal';
+  /** The prefix length that keys IPv6 clients: every address of one /56 (default) shares a budget. */
+  readonly ipv6Subnet?: number;
 }
 
 /** Checks the options; throws a TypeError naming the problem. */
@@ -31,7 +36,11 @@ export function checkTransportRateLimit(options: TransportRateLimitOptions): Tra
     throw problem(`duration must be a positive number of seconds, got ${String(options.duration)}`);
   const by = options.by ?? 'ip';
   if (by !== 'ip' && by !== 'principal') throw problem(`by must be 'ip' or 'principal', got ${String(by)}`);
-  return Object.freeze({ points: options.points, duration: options.duration, by });
+  const ipv6Subnet =
+    options.ipv6Subnet === undefined
+      ? DEFAULT_IPV6_SUBNET
+      : checkIpv6Subnet(options.ipv6Subnet, 'gantryMcp: rateLimit.ipv6Subnet');
+  return Object.freeze({ points: options.points, duration: options.duration, by, ipv6Subnet });
 }
 
 /**
@@ -51,7 +60,7 @@ export function transportRateLimit(host: ConnectionHost, options: TransportRateL
   let failing = false;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const auth = options.by === 'principal' ? authOf(request) : undefined;
-    const key = auth ? principalKey(auth) : `ip:${request.ip}`;
+    const key = auth ? principalKey(auth) : ipKey(request.ip, options.ipv6Subnet);
     let outcome: Awaited<ReturnType<RateLimitBackend['consume']>>;
     try {
       outcome = await backend.consume(key);

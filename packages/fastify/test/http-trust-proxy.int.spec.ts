@@ -2,7 +2,7 @@
 // naming the proxy, the client's address comes from X-Forwarded-For (ctx.remoteAddress, tool
 // and transport rate limits by ip); without it, or from a peer that is not a trusted proxy, a
 // forged X-Forwarded-For changes nothing.
-import type { GantryApplication } from '@gantry/core';
+import type { GantryApplication, GantryServerOptions } from '@gantry/core';
 import { createAddressApp } from '../../core/test/fixtures/address-app';
 import { type HttpListenerOptions, http } from '../src';
 import { headersFor, rpc } from './stateless-support';
@@ -12,8 +12,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((app) => app.close()));
 });
 
-async function serve(options: HttpListenerOptions) {
-  const app = await createAddressApp('trust-proxy');
+async function serve(options: HttpListenerOptions, appOptions: Partial<GantryServerOptions> = {}) {
+  const app = await createAddressApp('trust-proxy', appOptions);
   open.push(app);
   const listener = http({ port: 0, logger: false, onListening: () => {}, ...options });
   await app.listen(listener);
@@ -58,6 +58,38 @@ it('keys the transport rate limit on the forwarded client: 429 for one, 200 for 
   expect((await call(url, 'where_from', '203.0.113.7')).status).toBe(200);
   expect((await call(url, 'where_from', '203.0.113.7')).status).toBe(429);
   expect((await call(url, 'where_from', '198.51.100.9')).status).toBe(200);
+});
+
+it('counts the IPv6 clients of one /56 as one, and of another /56 apart', async () => {
+  const url = await serve({ trustProxy: 'loopback' });
+  expect((await call(url, 'once', '2001:db8:12:3456::1')).body.result.isError).toBeUndefined();
+  // Another address of the same network: the budget is spent.
+  expect((await call(url, 'once', '2001:db8:12:34ff::99')).body.result.isError).toBe(true);
+  expect((await call(url, 'once', '2001:db8:12:3500::1')).body.result.isError).toBeUndefined();
+  // An IPv4 client and its IPv4-mapped IPv6 spelling are one client.
+  expect((await call(url, 'once', '203.0.113.7')).body.result.isError).toBeUndefined();
+  expect((await call(url, 'once', '::ffff:203.0.113.7')).body.result.isError).toBe(true);
+});
+
+it('keys IPv6 by the prefix asked for: limits.ipv6Subnet and rateLimit.ipv6Subnet', async () => {
+  const url = await serve(
+    { trustProxy: 'loopback', rateLimit: { points: 1, duration: 60, ipv6Subnet: 128 } },
+    { limits: { ipv6Subnet: 128 } },
+  );
+  expect((await call(url, 'once', '2001:db8::1')).body.result.isError).toBeUndefined();
+  expect((await call(url, 'once', '2001:db8::2')).body.result.isError).toBeUndefined();
+  // The transport's own limit, one POST per address: this is the second from 2001:db8::1.
+  expect((await call(url, 'where_from', '2001:db8::1')).status).toBe(429);
+  expect((await call(url, 'where_from', '2001:db8::3')).status).toBe(200);
+});
+
+it('refuses an ipv6Subnet out of range', async () => {
+  await expect(serve({}, { limits: { ipv6Subnet: 0 } })).rejects.toThrow(
+    'limits.ipv6Subnet must be a prefix length from 1 to 128, got 0',
+  );
+  await expect(serve({ rateLimit: { points: 1, duration: 1, ipv6Subnet: 200 } })).rejects.toThrow(
+    'gantryMcp: rateLimit.ipv6Subnet must be a prefix length from 1 to 128, got 200',
+  );
 });
 
 it.each([

@@ -59,6 +59,12 @@ export interface LimitsOptions {
    */
   onBackendError?: 'allow' | 'deny';
   /**
+   * The prefix length that keys an IPv6 caller of `by: 'ip'` limits: every address of one /56
+   * (default) shares a budget, since a client may use any address of the network it was given.
+   * IPv4 addresses are keyed one by one. An integer from 1 to 128 (128: one address each).
+   */
+  ipv6Subnet?: number;
+  /**
    * Requests one session (one connection: stdio, WebSocket, an HTTP session) runs at once on
    * this node, both eras; one more is refused before its handler runs with JSON-RPC error −32026
    * (`data: { cap: 'session', limit }`), and an HTTP POST that would exceed it gets 429 with

@@ -7,6 +7,7 @@ import type { CompiledPipeline } from '../execution/pipeline';
 import { toolErrorResult } from '../execution/tool-result';
 import { type Logger, silentLogger } from '../logger';
 import { QueueFullError, Semaphore, type Slot } from './concurrency';
+import { checkIpv6Subnet, DEFAULT_IPV6_SUBNET } from './ip-key';
 import { checkRateLimitOptions, checkTimeout } from './limit-checks';
 import {
   CONCURRENCY_METADATA,
@@ -42,6 +43,8 @@ export class LimitsRuntime {
   readonly timeoutMs?: number;
   readonly rateLimit?: RateLimitOptions;
   readonly onBackendError: 'allow' | 'deny';
+  /** The IPv6 prefix length of `by: 'ip'` keys. */
+  readonly ipv6Subnet: number;
   private readonly backends = new Map<
     string,
     { backend: RateLimitBackend; points: number; duration: number }
@@ -62,6 +65,10 @@ export class LimitsRuntime {
     this.timeoutMs = options.timeoutMs;
     this.rateLimit = options.rateLimit;
     this.onBackendError = onError;
+    this.ipv6Subnet =
+      options.ipv6Subnet === undefined
+        ? DEFAULT_IPV6_SUBNET
+        : checkIpv6Subnet(options.ipv6Subnet, 'limits.ipv6Subnet');
   }
 
   /** One backend per namespace: handlers sharing a limit (a class's) share its counters. */
@@ -263,7 +270,7 @@ export function withLimits<Out>(
     for (const limit of limits) {
       let outcome: Awaited<ReturnType<RateLimitBackend['consume']>>;
       try {
-        outcome = await limit.backend.consume(rateLimitKey(limit.options, context));
+        outcome = await limit.backend.consume(rateLimitKey(limit.options, context, runtime.ipv6Subnet));
         runtime.backendState(true);
       } catch (error) {
         runtime.backendState(false, error);

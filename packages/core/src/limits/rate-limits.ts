@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AuthInfo, principalOf } from '@gantry/protocol';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ExecutionContext } from '../execution/execution-context';
+import { ipKey } from './ip-key';
 import type { RateLimitBackend, RateLimitBackendOptions, RateLimitOptions } from './limit-types';
 
 /** The default backend: counters in this process (`RateLimiterMemory` of rate-limiter-flexible). */
@@ -53,11 +54,15 @@ export function principalKey(auth: AuthInfo | undefined): string {
 }
 
 /** The key `by` names for one call. Principals keep their namespaces (`principalOf`). */
-export function rateLimitKey(options: RateLimitOptions, context: ExecutionContext): string {
+export function rateLimitKey(
+  options: RateLimitOptions,
+  context: ExecutionContext,
+  ipv6Subnet?: number,
+): string {
   const by = options.by ?? 'principal';
   const mcp = context.mcp;
   if (typeof by === 'function') return `fn:${by(context)}`;
-  if (by === 'ip') return `ip:${mcp.remoteAddress ?? 'unknown'}`;
+  if (by === 'ip') return ipKey(mcp.remoteAddress, ipv6Subnet);
   if (by === 'session' && mcp.era === 'session') return `session:${sessionKey(mcp.session)}`;
   return principalKey(mcp.auth);
 }
