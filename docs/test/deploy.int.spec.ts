@@ -13,14 +13,21 @@ const ROOT = resolve(__dirname, '..', '..');
 const PAGE = join(ROOT, 'docs', 'deploy.md');
 const HEADING = '### One node, from a checkout';
 
+/** The first fenced block of `language` under `heading` of docs/deploy.md. */
+function blockUnder(heading: string, language: string): string {
+  const markdown = readFileSync(PAGE, 'utf8');
+  const at = markdown.indexOf(`\n${heading}\n`);
+  if (at === -1) throw new Error(`docs/deploy.md has no "${heading}" section`);
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``).exec(markdown.slice(at));
+  if (!block) throw new Error(`"${heading}" in docs/deploy.md has no ${language} block`);
+  return block[1];
+}
+
 /** The shell block under HEADING, one command per line. */
 function documentedCommands(): string[] {
-  const markdown = readFileSync(PAGE, 'utf8');
-  const at = markdown.indexOf(HEADING);
-  if (at === -1) throw new Error(`docs/deploy.md has no "${HEADING}" section`);
-  const block = /```sh\n([\s\S]*?)\n```/.exec(markdown.slice(at));
-  if (!block) throw new Error(`"${HEADING}" in docs/deploy.md has no sh block`);
-  return block[1].split('\n').filter((line) => line.trim() !== '');
+  return blockUnder(HEADING, 'sh')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 /**
@@ -209,16 +216,6 @@ describe('docs/deploy.md, one node from a checkout, followed line by line', () =
     expect(await exited).toEqual({ code: 0, signal: null });
   }, 180_000);
 });
-
-/** The first fenced block of `language` under `heading` of docs/deploy.md. */
-function blockUnder(heading: string, language: string): string {
-  const markdown = readFileSync(PAGE, 'utf8');
-  const at = markdown.indexOf(`\n${heading}\n`);
-  if (at === -1) throw new Error(`docs/deploy.md has no "${heading}" section`);
-  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``).exec(markdown.slice(at));
-  if (!block) throw new Error(`"${heading}" in docs/deploy.md has no ${language} block`);
-  return block[1];
-}
 
 describe("docs/deploy.md, the Kubernetes manifest against the page's Dockerfile", () => {
   const manifests = parseAllDocuments(blockUnder('## Kubernetes', 'yaml')).map((doc) => {

@@ -97,7 +97,7 @@ export {
   isExtensionId,
 } from './extensions/extension.decorator';
 export type { ExtensionDefinition, ExtensionMethodHandler } from './extensions/extension-scanner';
-export { checkIpv6Subnet, DEFAULT_IPV6_SUBNET, ipKey } from './limits/ip-key';
+export { DEFAULT_IPV6_SUBNET, ipKey, resolveIpv6Subnet } from './limits/ip-key';
 export { Concurrency, type ConcurrencyOptions, RateLimit, Timeout } from './limits/limit-decorators';
 export type {
   LimitsOptions,

@@ -1,6 +1,6 @@
 // The key of `by: 'ip'` rate limits: IPv4 addresses one by one, IPv6 by network prefix, and one
 // client's two spellings (IPv4, IPv4-mapped IPv6) as one.
-import { checkIpv6Subnet, DEFAULT_IPV6_SUBNET, ipKey } from '@gantry/core';
+import { DEFAULT_IPV6_SUBNET, ipKey, resolveIpv6Subnet } from '@gantry/core';
 
 describe('ipKey', () => {
   it('keys an IPv4 address as it is, and its IPv4-mapped IPv6 form the same', () => {
@@ -34,15 +34,16 @@ describe('ipKey', () => {
   });
 });
 
-describe('checkIpv6Subnet', () => {
+describe('resolveIpv6Subnet', () => {
   it.each([0, 129, 56.5, '56', null])('refuses %p, naming the option', (value) => {
-    expect(() => checkIpv6Subnet(value, 'limits.ipv6Subnet')).toThrow(
+    expect(() => resolveIpv6Subnet(value, 'limits.ipv6Subnet')).toThrow(
       new TypeError(`limits.ipv6Subnet must be a prefix length from 1 to 128, got ${String(value)}`),
     );
   });
 
-  it('accepts 1 to 128', () => {
-    expect(checkIpv6Subnet(1, 'x')).toBe(1);
-    expect(checkIpv6Subnet(128, 'x')).toBe(128);
+  it('accepts 1 to 128, and gives the default for undefined', () => {
+    expect(resolveIpv6Subnet(1, 'x')).toBe(1);
+    expect(resolveIpv6Subnet(128, 'x')).toBe(128);
+    expect(resolveIpv6Subnet(undefined, 'x')).toBe(DEFAULT_IPV6_SUBNET);
   });
 });

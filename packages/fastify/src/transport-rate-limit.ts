@@ -1,12 +1,11 @@
 import {
   type ConnectionHost,
-  checkIpv6Subnet,
-  DEFAULT_IPV6_SUBNET,
   ipKey,
   LimitErrorCode,
   memoryRateLimiter,
   principalKey,
   type RateLimitBackend,
+  resolveIpv6Subnet,
 } from '@gantry/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './errors';
@@ -36,10 +35,7 @@ export function checkTransportRateLimit(options: TransportRateLimitOptions): Tra
     throw problem(`duration must be a positive number of seconds, got ${String(options.duration)}`);
   const by = options.by ?? 'ip';
   if (by !== 'ip' && by !== 'principal') throw problem(`by must be 'ip' or 'principal', got ${String(by)}`);
-  const ipv6Subnet =
-    options.ipv6Subnet === undefined
-      ? DEFAULT_IPV6_SUBNET
-      : checkIpv6Subnet(options.ipv6Subnet, 'gantryMcp: rateLimit.ipv6Subnet');
+  const ipv6Subnet = resolveIpv6Subnet(options.ipv6Subnet, 'gantryMcp: rateLimit.ipv6Subnet');
   return Object.freeze({ points: options.points, duration: options.duration, by, ipv6Subnet });
 }
 

@@ -3,15 +3,15 @@ import type { ContextSession } from '../context/context-session';
 import { type LogBindings, type Logger, loggerWith } from '../logger';
 
 /** What a log line about one request carries: its session (where there is one) and its JSON-RPC id. */
-export function requestLogBindings(inbound: InboundRequest, session: ContextSession): LogBindings {
+export function requestLogBindings(inbound: InboundRequest, session?: ContextSession): LogBindings {
   const id = inbound.id;
   const requestId = typeof id === 'number' ? id : String(id);
-  const sessionId = session.sessionId;
+  const sessionId = session?.sessionId;
   return sessionId === undefined ? { requestId } : { sessionId, requestId };
 }
 
 /** `logger`, its lines bound to the request (when it can bind fields: pino, Gantry's own). */
-export function requestLogger(logger: Logger, inbound: InboundRequest, session: ContextSession): Logger {
+export function requestLogger(logger: Logger, inbound: InboundRequest, session?: ContextSession): Logger {
   return loggerWith(logger, requestLogBindings(inbound, session));
 }
 

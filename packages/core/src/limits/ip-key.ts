@@ -11,8 +11,12 @@ import ipaddr from 'ipaddr.js';
 /** The IPv6 prefix length that keys an address by default: a /56, a customer's usual share. */
 export const DEFAULT_IPV6_SUBNET = 56;
 
-/** Checks an `ipv6Subnet` option: an integer from 1 to 128; throws a TypeError naming `where`. */
-export function checkIpv6Subnet(value: unknown, where: string): number {
+/**
+ * An `ipv6Subnet` option: {@link DEFAULT_IPV6_SUBNET} when undefined, else an integer from 1
+ * to 128; throws a TypeError naming `where` for anything else.
+ */
+export function resolveIpv6Subnet(value: unknown, where: string): number {
+  if (value === undefined) return DEFAULT_IPV6_SUBNET;
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 128) {
     throw new TypeError(`${where} must be a prefix length from 1 to 128, got ${String(value)}`);
   }

@@ -7,7 +7,7 @@ import type { CompiledPipeline } from '../execution/pipeline';
 import { toolErrorResult } from '../execution/tool-result';
 import { type Logger, silentLogger } from '../logger';
 import { QueueFullError, Semaphore, type Slot } from './concurrency';
-import { checkIpv6Subnet, DEFAULT_IPV6_SUBNET } from './ip-key';
+import { resolveIpv6Subnet } from './ip-key';
 import { checkRateLimitOptions, checkTimeout } from './limit-checks';
 import {
   CONCURRENCY_METADATA,
@@ -65,10 +65,7 @@ export class LimitsRuntime {
     this.timeoutMs = options.timeoutMs;
     this.rateLimit = options.rateLimit;
     this.onBackendError = onError;
-    this.ipv6Subnet =
-      options.ipv6Subnet === undefined
-        ? DEFAULT_IPV6_SUBNET
-        : checkIpv6Subnet(options.ipv6Subnet, 'limits.ipv6Subnet');
+    this.ipv6Subnet = resolveIpv6Subnet(options.ipv6Subnet, 'limits.ipv6Subnet');
   }
 
   /** One backend per namespace: handlers sharing a limit (a class's) share its counters. */

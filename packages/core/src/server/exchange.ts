@@ -13,7 +13,8 @@ import {
   type Result,
   toWireError,
 } from '@gantry/protocol';
-import { type Logger, loggerWith } from '../logger';
+import { requestLogger } from '../execution/handler-failure';
+import type { Logger } from '../logger';
 import type { StatelessDispatcher } from '../stateless/stateless-dispatcher';
 import type { Exchange } from '../transports/connection-host';
 import { checkParamsDepth } from './params-depth';
@@ -60,10 +61,9 @@ export function serveExchange(
   ): JSONRPCResponse | undefined => {
     if (inbound.cancelled) return undefined;
     if (failed) {
-      if (!(error instanceof McpError)) {
-        const requestId = typeof request.id === 'number' ? request.id : String(request.id);
-        loggerWith(engine.logger, { requestId }).error('Request handler failed:', error);
-      }
+      // A stateless exchange has no session: the line names the request alone.
+      if (!(error instanceof McpError))
+        requestLogger(engine.logger, inbound).error('Request handler failed:', error);
       return { jsonrpc: JSONRPC_VERSION, id: request.id, error: toWireError(error).toJSON() };
     }
     return { jsonrpc: JSONRPC_VERSION, id: request.id, result: result ?? {} };
